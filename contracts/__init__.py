@@ -1,0 +1,36 @@
+"""Reusable contracts (properties) of H2D copy utilities, written against :class:`Target`.
+
+Catalogue ids (DESIGN.md): values, dtype, out, target, no-alias, staging,
+non-blocking, snapshot, stream, buffer, cpu-path, bad-input. Each ``check_*`` raises
+:class:`ContractViolation` (an AssertionError whose message starts with ``[id]``) or
+:class:`NotApplicable` when the target lacks a capability the contract needs.
+"""
+
+from ._report import ContractViolation, NotApplicable, repro_call
+from .target import BUILTIN_TARGETS, CAPABILITIES, Target, load_target
+
+CATALOGUE = (
+    "values",
+    "dtype",
+    "out",
+    "target",
+    "no-alias",
+    "staging",
+    "non-blocking",
+    "snapshot",
+    "stream",
+    "buffer",
+    "cpu-path",
+    "bad-input",
+)
+
+__all__ = [
+    "BUILTIN_TARGETS",
+    "CAPABILITIES",
+    "CATALOGUE",
+    "ContractViolation",
+    "NotApplicable",
+    "Target",
+    "load_target",
+    "repro_call",
+]

@@ -1,0 +1,61 @@
+"""Contract ``cpu-path``: the CPU-platform variant agrees with the main path.
+
+Differential testing in the manner of ``cupy.testing``: one input, both functions,
+and the outcomes compared: same dtype, shape and bits, or the same exception type
+("only one raised" and "different exception types" are both failures, reported with
+both messages).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable
+
+import torch
+
+from ._report import fail, repro_call
+from .h2d import raw_storage
+from .oracle import assert_same_values
+from .target import Target
+
+__all__ = ["check_cpu_path_agrees"]
+
+
+def _outcome(fn: Callable[..., torch.Tensor], data: Any, kwargs: dict[str, Any]) -> tuple[str, Any]:
+    try:
+        return "result", fn(data, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - both sides' exceptions are compared, whatever they are
+        return "raised", exc
+
+
+def check_cpu_path_agrees(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
+    """cpu-path: ``target.cpu_variant`` and ``target.async_tensor_h2d`` on a CPU target agree on values, dtype and error type."""
+    target.require("cpu-variant", "cpu-path")
+    call = repro_call(data, kwargs)
+    kw_main, kw_cpu = dict(kwargs), dict(kwargs)
+    if isinstance(kwargs.get("out"), torch.Tensor):
+        kw_main["out"] = kwargs["out"].clone()
+        kw_cpu["out"] = kwargs["out"].clone()
+    data_cpu = copy.deepcopy(data) if isinstance(data, list) else data
+    before = raw_storage(kw_main["out"]) if isinstance(kwargs.get("out"), torch.Tensor) else None
+    main = _outcome(target.async_tensor_h2d, data, kw_main)
+    cpu = _outcome(target.cpu_variant, data_cpu, kw_cpu)
+    if main[0] == "raised" or cpu[0] == "raised":
+        if main[0] != cpu[0]:
+            who = "the main path" if main[0] == "raised" else "the CPU variant"
+            exc = main[1] if main[0] == "raised" else cpu[1]
+            fail("cpu-path", f"only {who} raised", got=f"{type(exc).__name__}: {exc}", expected="both succeed or both raise", call=call)
+        if type(main[1]) is not type(cpu[1]):
+            fail(
+                "cpu-path",
+                "different exception types",
+                got=f"main {type(main[1]).__name__}: {main[1]} / cpu {type(cpu[1]).__name__}: {cpu[1]}",
+                expected="the same type",
+                call=call,
+            )
+        if before is not None:
+            for name, kw in (("main path", kw_main), ("CPU variant", kw_cpu)):
+                if not torch.equal(raw_storage(kw["out"]), before):
+                    fail("cpu-path", f"the {name} wrote into out before raising", got="out modified", expected="untouched", call=call)
+        return
+    assert_same_values(cpu[1], main[1].cpu(), contract="cpu-path", call=call + "  # CPU variant vs main path")

@@ -1,0 +1,66 @@
+"""The exception types the contracts require, per failure kind.
+
+These are the kit's specification of "a clear exception": the exact types the
+reference documents (``h2d_impl`` docstrings). An ``AssertionError`` is never accepted
+(``python -O`` strips asserts, so a check living in one is no check), and neither is a
+bare ``RuntimeError`` from deep inside torch: the type must be the documented one.
+"""
+
+from __future__ import annotations
+
+__all__ = ["BAD_INPUT_KINDS", "DTYPE_MISMATCH", "NO_TARGET", "ROW_COUNT_RANGE", "ROW_COUNT_TYPE", "SHAPE_MISMATCH"]
+
+#: ``out`` given with a dtype that disagrees with ``dtype=``.
+DTYPE_MISMATCH = TypeError
+#: neither ``device`` nor ``out`` passed.
+NO_TARGET = TypeError
+#: ``out.shape`` differs from the data's shape (broadcastable shapes included).
+SHAPE_MISMATCH = ValueError
+#: ``copy_to_gpu(n)`` / ``copy_to_cpu(n)`` with ``n`` outside ``[0, capacity]``.
+ROW_COUNT_RANGE = IndexError
+#: ``n`` that is not an int (float, bool, str).
+ROW_COUNT_TYPE = TypeError
+
+#: Every bad-input kind the strategies generate -> the exception type it must raise.
+BAD_INPUT_KINDS: dict[str, type[BaseException]] = {
+    # wrong kind of data
+    "none": TypeError,
+    "string": TypeError,
+    "bytes": TypeError,
+    "dict": TypeError,
+    "set": TypeError,
+    "generator": TypeError,
+    "list-of-strings": TypeError,
+    "list-with-none": TypeError,
+    "object-array": TypeError,
+    "string-array": TypeError,
+    "datetime-array": TypeError,
+    "sparse-data": TypeError,
+    "complex-to-real": TypeError,
+    # wrong shape of data
+    "ragged-list": ValueError,
+    "nested-scalar-mix": ValueError,
+    # values the target dtype cannot hold
+    "nan-to-int": ValueError,
+    "inf-to-int": ValueError,
+    "out-of-range-int": ValueError,
+    "out-of-range-uint8": ValueError,
+    "int-beyond-int64": ValueError,
+    # out / dtype / device arguments
+    "wrong-shape-out": SHAPE_MISMATCH,
+    "broadcastable-out": SHAPE_MISMATCH,
+    "scalar-into-vector-out": SHAPE_MISMATCH,
+    "dtype-mismatch-out": DTYPE_MISMATCH,
+    "no-target": NO_TARGET,
+    "dtype-not-a-dtype": TypeError,
+    "numpy-dtype": TypeError,
+    "out-not-a-tensor": TypeError,
+    "out-requires-grad": ValueError,
+    "out-overlapping": ValueError,
+    "bad-device-string": ValueError,
+    "meta-device": ValueError,
+    "device-out-disagree": ValueError,
+    "missing-cuda-index": ValueError,
+    "device-tensor-data": ValueError,
+    "device-bool": TypeError,
+}

@@ -1,0 +1,368 @@
+"""Contracts that only mean something on CUDA: staging, non-blocking, snapshot, stream.
+
+Techniques (measured on an H200, ``../shared/probes``):
+
+- a busy stream: ``torch.cuda._sleep(cycles)`` queues a spin kernel; cycles per ms are
+  calibrated with CUDA events per device, never hard-coded;
+- memcpy kinds: ``torch.profiler`` with CUDA activity names each H2D DMA
+  "Memcpy HtoD (Pageable -> Device)" or "Memcpy HtoD (Pinned -> Device)";
+- pinned allocations: ``torch.cuda.host_memory_stats()`` counts requests to the
+  caching host allocator ("active_requests.allocated", "allocations.allocated").
+
+The non-blocking contract is the kit's one timing-based check: the call must return
+within ``NONBLOCKING_FRACTION`` of a ``BUSY_MS`` busy period, a wide margin: a
+pageable "non_blocking" copy of >= 4 MB blocked ~60 ms behind a busy stream on the
+H200, a staged one returned in 0.2-1.3 ms at every size up to 64 MB (DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import copy
+import statistics
+import time
+import warnings
+from typing import Any, Callable
+
+import torch
+
+from ._report import NotApplicable, fail, repro_call, repro_value
+from .h2d import _mutate, synchronize
+from .oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype
+from .target import Target
+
+__all__ = [
+    "BUSY_MS",
+    "NONBLOCKING_FRACTION",
+    "busy",
+    "check_back_to_back",
+    "check_buffer_hazard",
+    "check_non_blocking",
+    "check_pinned_hazard",
+    "check_pinned_not_restaged",
+    "check_snapshot",
+    "check_staging",
+    "check_stream_no_out",
+    "check_stream_out",
+    "cycles_per_ms",
+    "memcpy_kinds",
+    "requires_cuda",
+]
+
+#: Work queued on the stream before the timed call, in ms (DESIGN.md: "~100 ms").
+BUSY_MS = 100.0
+#: The call must return within this fraction of BUSY_MS (20 ms): 15x the slowest staged
+#: return measured on the H200 (1.3 ms at 64 MB), a fifth of what a blocking copy costs.
+NONBLOCKING_FRACTION = 0.2
+
+_CALIBRATION: dict[int, float] = {}
+
+
+def requires_cuda(target: Target, contract: str, device: torch.device | None = None) -> None:
+    """Raise NotApplicable when CUDA is absent or the target cannot target CUDA."""
+    if not torch.cuda.is_available():
+        raise NotApplicable(f"contract '{contract}' needs a CUDA device; none is available")
+    target.require("cuda", contract)
+    if device is not None and device.type != "cuda":
+        raise NotApplicable(f"contract '{contract}' is about CUDA targets, got device {device}")
+
+
+def cycles_per_ms(device: torch.device) -> float:
+    """``torch.cuda._sleep`` cycles per millisecond on ``device``: median of 3 event-timed runs, cached."""
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    if index not in _CALIBRATION:
+        samples = []
+        with torch.cuda.device(index):
+            for _ in range(3):
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                start.record()
+                torch.cuda._sleep(1_000_000)
+                end.record()
+                end.synchronize()
+                samples.append(1_000_000 / start.elapsed_time(end))
+        _CALIBRATION[index] = statistics.median(samples)
+    return _CALIBRATION[index]
+
+
+def busy(ms: float, device: torch.device) -> torch.cuda.Event:
+    """Queue ~``ms`` of spin work on the *current* stream of ``device``; return an event recorded after it."""
+    cycles = int(ms * cycles_per_ms(device))
+    with torch.cuda.device(device):
+        torch.cuda._sleep(cycles)
+        event = torch.cuda.Event()
+        event.record()
+    return event
+
+
+def memcpy_kinds(fn: Callable[[], Any]) -> tuple[list[str], Any]:
+    """Run ``fn`` under ``torch.profiler`` (CPU + CUDA) and return the memcpy event names and its result."""
+    from torch.profiler import ProfilerActivity, profile
+
+    synchronize()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            result = fn()
+            synchronize()
+        names = [e.name for e in prof.events() if e.name.startswith("Memcpy")]
+    return names, result
+
+
+def check_staging(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
+    """staging: every H2D DMA of the call reads pinned memory (no "Pageable -> Device" memcpy)."""
+    device = resolve_device(kwargs)
+    requires_cuda(target, "staging", device)
+    if not target.pin_memory_available():
+        raise NotApplicable("staging: the target reports pinned memory unavailable on this machine")
+    call = repro_call(data, kwargs)
+    names, result = memcpy_kinds(lambda: target.call(data, kwargs))
+    h2d = [n for n in names if "HtoD" in n]
+    pageable = [n for n in h2d if "Pageable" in n]
+    if pageable:
+        fail("staging", "H2D copy read pageable memory (the non_blocking copy can block the host)", got=h2d, expected="only 'Pinned -> Device' memcpys", call=call)
+    if result.numel() and not h2d:
+        fail("staging", "no H2D memcpy seen for a non-empty input", got=names, expected="at least one 'Memcpy HtoD'", call=call)
+
+
+_HOST_COUNTERS = ("active_requests.allocated", "allocations.allocated")
+
+
+def check_pinned_not_restaged(target: Target, data: torch.Tensor, kwargs: dict[str, Any]) -> None:
+    """staging: an already pinned, contiguous input of the target dtype is DMA'd as is (no new pinned buffer)."""
+    device = resolve_device(kwargs)
+    requires_cuda(target, "staging", device)
+    call = repro_call(data, kwargs)
+    if not (data.is_pinned() and data.is_contiguous() and data.dtype == resolve_dtype(data, kwargs)):
+        raise ValueError(f"check_pinned_not_restaged needs a pinned contiguous input of the target dtype, got {repro_value(data)}")
+    target.call(data, kwargs)  # warm-up: lazy initialisation is not the call's cost
+    synchronize()
+    before = torch.cuda.host_memory_stats()
+    names, _ = memcpy_kinds(lambda: target.call(data, kwargs))
+    after = torch.cuda.host_memory_stats()
+    grew = {k: after.get(k, 0) - before.get(k, 0) for k in _HOST_COUNTERS if after.get(k, 0) != before.get(k, 0)}
+    if grew:
+        fail("staging", "an already pinned input was copied into a new pinned buffer", got=f"host allocator requests {grew}", expected="no pinned allocation", call=call)
+    if data.numel() and [n for n in names if "HtoD" in n] != ["Memcpy HtoD (Pinned -> Device)"]:
+        fail("staging", "an already pinned input should be copied by exactly one pinned DMA", got=names, expected="['Memcpy HtoD (Pinned -> Device)']", call=call)
+
+
+def check_non_blocking(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = BUSY_MS) -> float:
+    """non-blocking: with ``busy_ms`` of work queued on the stream, the call returns within ``NONBLOCKING_FRACTION`` of it.
+
+    A warm-up call first (so the caching host allocator holds a block of the size);
+    then the timed call. The stream must still be busy when the call returns, else the
+    call waited for it. Returns the host time of the call in ms.
+    """
+    device = resolve_device(kwargs)
+    requires_cuda(target, "non-blocking", device)
+    call = repro_call(data, kwargs)
+    target.call(data, kwargs)
+    synchronize()
+    done = busy(busy_ms, device)
+    t0 = time.perf_counter()
+    target.call(data, kwargs)
+    host_ms = (time.perf_counter() - t0) * 1e3
+    still_busy = not done.query()
+    synchronize()
+    limit = NONBLOCKING_FRACTION * busy_ms
+    if host_ms > limit or not still_busy:
+        fail(
+            "non-blocking",
+            f"the call blocked the host behind a stream busy for {busy_ms:.0f} ms"
+            + ("" if still_busy else " (the busy work had finished when it returned)"),
+            got=f"{host_ms:.2f} ms",
+            expected=f"< {limit:.0f} ms",
+            call=call,
+        )
+    return host_ms
+
+
+def _staged_kind(data: Any, kwargs: dict[str, Any]) -> bool:
+    """Inputs the reference promises to snapshot: everything but a pinned, contiguous tensor of the target dtype."""
+    if not isinstance(data, torch.Tensor):
+        return True
+    return not (data.is_pinned() and data.is_contiguous() and data.dtype == resolve_dtype(data, kwargs))
+
+
+def check_snapshot(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:
+    """snapshot: overwriting a staged source right after the call (copy still queued) never changes the result."""
+    device = resolve_device(kwargs)
+    requires_cuda(target, "snapshot", device)
+    if not _staged_kind(data, kwargs):
+        raise ValueError("check_snapshot is for staged inputs; use check_pinned_hazard for pinned contiguous ones")
+    call = repro_call(data, kwargs)
+    expected = expected_tensor(data, resolve_dtype(data, kwargs))
+    synchronize()
+    busy(busy_ms, device)
+    result = target.call(data, kwargs)
+    _mutate(data)
+    synchronize()
+    assert_same_values(result, expected, contract="snapshot", call=call + "  # source overwritten right after the call")
+
+
+def check_back_to_back(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:
+    """snapshot: two calls queued behind a busy stream (the second with different values) both land intact.
+
+    Catches a staging buffer reused before its queued copy ran.
+    """
+    device = resolve_device(kwargs)
+    requires_cuda(target, "snapshot", device)
+    second = copy.deepcopy(data) if not isinstance(data, torch.Tensor) else _clone_like(data)
+    _mutate(second)
+    kwargs2 = dict(kwargs)
+    if kwargs.get("out") is not None:
+        kwargs2["out"] = kwargs["out"].clone()
+    dtype = resolve_dtype(data, kwargs)
+    exp1, exp2 = expected_tensor(data, dtype), expected_tensor(second, dtype)
+    call = repro_call(data, kwargs)
+    synchronize()
+    busy(busy_ms, device)
+    r1 = target.call(data, kwargs)
+    r2 = target.call(second, kwargs2)
+    synchronize()
+    assert_same_values(r1, exp1, contract="snapshot", call=call + "  # followed at once by a second call with other values")
+    assert_same_values(r2, exp2, contract="snapshot", call=repro_call(second, kwargs2) + "  # the second of two back-to-back calls")
+
+
+def _clone_like(t: torch.Tensor) -> torch.Tensor:
+    """A copy of ``t`` with the same strides and pinned-ness (``Tensor.clone`` keeps strides only when dense)."""
+    pinned = t.is_pinned()
+    store = torch.empty(t.untyped_storage().nbytes(), dtype=torch.uint8, pin_memory=pinned)
+    store.copy_(torch.empty(0, dtype=torch.uint8).set_(t.untyped_storage()))
+    return torch.empty(0, dtype=t.dtype).set_(store.untyped_storage(), t.storage_offset(), t.shape, t.stride())
+
+
+def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:
+    """snapshot (pinned inputs): the documented hazard and the documented wait.
+
+    The reference (like vLLM) DMAs a pinned, contiguous input of the target dtype
+    directly, so (a) overwriting it before the copy ran *does* reach the device (the
+    hazard the docs warn about is real, i.e. no hidden copy), and (b) after the
+    documented wait, ``torch.cuda.current_stream(device).synchronize()``, it is safe.
+    """
+    device = resolve_device(kwargs)
+    requires_cuda(target, "snapshot", device)
+    call = repro_call(data, kwargs)
+    dtype = resolve_dtype(data, kwargs)
+    original = expected_tensor(data, dtype)
+    # (b) documented wait, then overwrite: the result keeps the original values.
+    synchronize()
+    busy(busy_ms, device)
+    result = target.call(data, kwargs)
+    torch.cuda.current_stream(device).synchronize()
+    _mutate(data)
+    synchronize()
+    assert_same_values(result, original, contract="snapshot", call=call + "  # overwritten after current_stream().synchronize()")
+    # (a) no wait: the device sees the overwrite (zero-copy, as documented).
+    overwritten = expected_tensor(data, dtype)
+    if data.numel() == 0 or torch.equal(_bits(overwritten), _bits(original)):
+        return
+    busy(busy_ms, device)
+    result = target.call(data, kwargs)
+    _mutate(data)  # back to the original values while the copy is still queued
+    synchronize()
+    if not torch.equal(_bits(result.cpu()), _bits(original)):
+        fail(
+            "snapshot",
+            "a pinned contiguous input overwritten before its queued copy ran did not reach the device: "
+            "the target copies pinned inputs again (not zero-copy), contrary to the documented behaviour",
+            got="the values from before the overwrite",
+            expected="the overwritten values",
+            call=call,
+        )
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    return t.contiguous().view(torch.uint8) if t.numel() else t
+
+
+def check_buffer_hazard(target: Target, buffer: Any, n: int, *, busy_ms: float = 50.0) -> None:
+    """snapshot (CpuGpuBuffer): rows written to ``.cpu`` after ``copy_to_gpu(n)`` reach ``.gpu`` unless waited for.
+
+    (a) documented wait (current stream synchronize) then overwrite: ``.gpu[:n]`` keeps
+    the copied values; (b) overwrite with no wait while the copy is queued: the
+    device sees the new values (the documented hazard; ``.cpu`` is not snapshotted).
+    """
+    device = buffer.gpu.device
+    requires_cuda(target, "snapshot", device)
+    target.require("buffer", "snapshot")
+    call = f"{buffer!r}.copy_to_gpu({n})"
+    bits = buffer.cpu.view(torch.uint8)
+    mask = 1 if buffer.cpu.dtype is torch.bool else 0x5A
+    synchronize()
+    original = buffer.cpu[:n].clone()
+    busy(busy_ms, device)
+    view = buffer.copy_to_gpu(n)
+    torch.cuda.current_stream(device).synchronize()
+    bits ^= mask
+    synchronize()
+    assert_same_values(view, original, contract="snapshot", call=call + "  # .cpu overwritten after current_stream().synchronize()")
+    if n == 0 or buffer.cpu[0].numel() == 0:
+        return
+    new = buffer.cpu[:n].clone()
+    busy(busy_ms, device)
+    view = buffer.copy_to_gpu(n)
+    bits ^= mask
+    synchronize()
+    if not torch.equal(_bits(view.cpu()), _bits(new)):
+        fail("snapshot", "rows of .cpu overwritten before the queued copy ran did not reach .gpu: the documented hazard (and zero-copy) does not hold", got="earlier values", expected="the overwritten values", call=call)
+
+
+def check_stream_out(target: Target, data: Any, kwargs: dict[str, Any], *, current_device: int | None = None, busy_ms: float = 50.0) -> None:
+    """stream: the copy into ``out`` is ordered on the *current* stream of ``out``'s device.
+
+    On a side stream ``s``: queue spin work, then a fill of ``out`` with a sentinel, then
+    the call. On ``s`` the order is spin, fill, copy: ``out`` ends with the data. A copy
+    put on another stream runs first and the fill overwrites it. With
+    ``current_device`` set, the call is made while another device is current (the
+    target device's current stream must still be used).
+    """
+    target.require("out", "stream")
+    out = kwargs["out"]
+    device = out.device
+    requires_cuda(target, "stream", device)
+    call = repro_call(data, kwargs) + "  # under torch.cuda.stream(side stream)"
+    expected = expected_tensor(data, resolve_dtype(data, kwargs))
+    side = torch.cuda.Stream(device)
+    synchronize()
+    with torch.cuda.stream(side):
+        busy(busy_ms, device)
+        out.view(torch.uint8).fill_(0x7B) if out.element_size() == 1 else out.fill_(123)
+        if current_device is None:
+            result = target.call(data, kwargs)
+        else:
+            with torch.cuda.device(current_device):
+                result = target.call(data, kwargs)
+    synchronize()
+    assert_same_values(result, expected, contract="stream", call=call)
+
+
+def check_stream_no_out(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = 200.0) -> None:
+    """stream: without ``out``, the copy runs on the current (side) stream, not behind the busy default stream.
+
+    The default stream is kept busy; the call is made under a side stream ``s``; after
+    ``s.synchronize()`` (the default stream still busy) the result must already hold
+    the data. The result's memory is pre-poisoned through the caching allocator so a
+    copy still queued elsewhere shows as poison.
+    """
+    device = resolve_device(kwargs)
+    requires_cuda(target, "stream", device)
+    call = repro_call(data, kwargs) + "  # under torch.cuda.stream(side stream)"
+    expected = expected_tensor(data, resolve_dtype(data, kwargs))
+    if expected.numel() == 0:
+        return
+    side = torch.cuda.Stream(device)
+    synchronize()
+    with torch.cuda.stream(side):
+        poison = torch.full((expected.numel() * expected.element_size(),), 0x7B, dtype=torch.uint8, device=device)
+        del poison
+    done = busy(busy_ms, device)  # on the default stream of device
+    with torch.cuda.stream(side):
+        result = target.call(data, kwargs)
+        side.synchronize()
+        if done.query():
+            synchronize()
+            raise NotApplicable(f"stream: inconclusive, the {busy_ms:.0f} ms busy period ended before the call returned")
+        seen = result.to("cpu")  # a D2H on the side stream, ordered after the side stream's H2D only
+        torch.cuda.current_stream(device).synchronize()
+    synchronize()
+    assert_same_values(seen, expected, contract="stream", call=call + "  # read on the side stream while the default stream was busy")

@@ -1,0 +1,209 @@
+"""Contracts of ``async_tensor_h2d`` that hold on every device (CPU and CUDA).
+
+Catalogue ids: ``values``, ``dtype``, ``out``, ``target``, ``no-alias``, ``bad-input``.
+Each ``check_*`` takes a :class:`~contracts.target.Target` and one concrete input, runs
+the target once and raises :class:`~contracts._report.ContractViolation` naming the
+contract, what differed and the call that produced it.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import torch
+
+from . import errors
+from ._report import fail, repro_call
+from .oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype, storage_span
+from .target import Target
+
+__all__ = [
+    "check_bad_input",
+    "check_dtype_mismatch_rejected",
+    "check_dtype_resolution",
+    "check_no_alias",
+    "check_no_target_rejected",
+    "check_out_shape_rejected",
+    "check_out_written_exactly",
+    "check_values",
+    "raw_storage",
+    "synchronize",
+]
+
+
+def synchronize(device: torch.device | None = None) -> None:
+    """Wait for all queued work on CUDA (no-op on CPU-only machines)."""
+    if torch.cuda.is_available():
+        torch.cuda.synchronize(device if device is not None and device.type == "cuda" else None)
+
+
+def raw_storage(t: torch.Tensor) -> torch.Tensor:
+    """A host copy of the *whole* storage behind ``t`` as bytes (views' surroundings included)."""
+    synchronize(t.device)
+    storage = t.untyped_storage()
+    return torch.empty(0, dtype=torch.uint8, device=t.device).set_(storage).cpu().clone()
+
+
+def _check_device(contract: str, result: torch.Tensor, device: torch.device, call: str) -> None:
+    __tracebackhide__ = True
+    got = result.device
+    if got.type != device.type or (device.type == "cuda" and got.index != device.index):
+        fail(contract, "result device", got=got, expected=device, call=call)
+
+
+def _call(target: Target, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
+    result = target.call(data, kwargs)
+    if not isinstance(result, torch.Tensor):
+        fail("values", "return type", got=type(result).__name__, expected="torch.Tensor", call=repro_call(data, kwargs))
+    return result
+
+
+def check_values(target: Target, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
+    """values: the result equals ``data`` converted to the resolved dtype, same shape, on the requested device.
+
+    Also checks the result's device index (``cuda:1`` stays ``cuda:1``) and, with
+    ``out``, that the returned object *is* ``out``. Returns the result.
+    """
+    call = repro_call(data, kwargs)
+    dtype = resolve_dtype(data, kwargs)
+    device = resolve_device(kwargs)
+    expected = expected_tensor(data, dtype)
+    result = _call(target, data, kwargs)
+    synchronize(device)
+    _check_device("values", result, device, call)
+    assert_same_values(result, expected, contract="values", call=call)
+    return result
+
+
+def check_dtype_resolution(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
+    """dtype: explicit ``dtype`` wins, else ``out.dtype``, else the data's own (torch.tensor's inference)."""
+    call = repro_call(data, kwargs)
+    expected = resolve_dtype(data, kwargs)
+    result = _call(target, data, kwargs)
+    synchronize()
+    if result.dtype != expected:
+        source = "dtype=" if kwargs.get("dtype") is not None else "out.dtype" if kwargs.get("out") is not None else "the data's own dtype"
+        fail("dtype", f"result dtype (should come from {source})", got=result.dtype, expected=expected, call=call)
+
+
+def _expect_raise(
+    contract: str,
+    target: Target,
+    data: Any,
+    kwargs: dict[str, Any],
+    raises: type[BaseException],
+    why: str,
+) -> BaseException:
+    """Call the target, require exactly the documented exception type, and that ``out`` is untouched."""
+    __tracebackhide__ = True
+    call = repro_call(data, kwargs)
+    out = kwargs.get("out")
+    before = raw_storage(out) if isinstance(out, torch.Tensor) and out.layout == torch.strided else None
+    try:
+        target.call(data, kwargs)
+    except raises as exc:
+        caught: BaseException = exc
+    except Exception as exc:  # noqa: BLE001 - any other type is the failure being reported
+        kind = type(exc).__name__
+        hint = " (an assert: gone under python -O)" if isinstance(exc, AssertionError) else ""
+        fail(contract, f"{why}: wrong exception type{hint}", got=f"{kind}: {exc}", expected=raises.__name__, call=call)
+    else:
+        fail(contract, f"{why}: no exception", got="a result", expected=raises.__name__, call=call)
+    if before is not None:
+        after = raw_storage(out)
+        if not torch.equal(before, after):
+            changed = int((before != after).sum())
+            fail(contract, f"{why}: the failed call wrote into out ({changed} bytes changed)", got="out modified", expected="out untouched", call=call)
+    return caught
+
+
+def check_dtype_mismatch_rejected(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
+    """dtype: ``dtype=`` disagreeing with ``out.dtype`` raises ``TypeError`` (not an assert) and writes nothing."""
+    target.require("out", "dtype")
+    _expect_raise("dtype", target, data, kwargs, errors.DTYPE_MISMATCH, "dtype disagrees with out.dtype")
+
+
+def check_no_target_rejected(target: Target, data: Any) -> None:
+    """target: neither ``device`` nor ``out`` given raises ``TypeError``."""
+    _expect_raise("target", target, data, {}, errors.NO_TARGET, "neither device nor out given")
+
+
+def check_out_written_exactly(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
+    """out: returns the very ``out``; writes exactly its elements (the storage around a view is untouched)."""
+    target.require("out", "out")
+    out = kwargs["out"]
+    call = repro_call(data, kwargs)
+    before = raw_storage(out)
+    expected = expected_tensor(data, resolve_dtype(data, kwargs))
+    result = _call(target, data, kwargs)
+    if result is not out:
+        fail("out", "return value is not the out object", got=f"a different tensor (id {id(result)})", expected=f"out (id {id(out)})", call=call)
+    synchronize(out.device)
+    assert_same_values(out, expected, contract="out", call=call)
+    # Expected storage: the old bytes with out's elements replaced by the expected values.
+    want = torch.empty(0, dtype=out.dtype).set_(before.untyped_storage(), 0, (before.numel() // out.element_size(),), (1,))
+    want = want.clone()
+    if expected.numel():
+        want.as_strided(out.shape, out.stride(), out.storage_offset()).copy_(expected)
+    after = raw_storage(out)
+    want_bytes = want.view(torch.uint8) if want.numel() else before
+    if not torch.equal(after, want_bytes):
+        diff = int((after != want_bytes).sum())
+        fail("out", "bytes outside out's own elements changed", got=f"{diff} bytes differ", expected="only out's elements written", call=call)
+
+
+def check_out_shape_rejected(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
+    """out: any shape mismatch, broadcastable ones included, raises ``ValueError`` and leaves ``out`` untouched."""
+    target.require("out", "out")
+    _expect_raise("out", target, data, kwargs, errors.SHAPE_MISMATCH, f"out.shape={tuple(kwargs['out'].shape)} vs data shape {tuple(np.shape(data)) if not isinstance(data, torch.Tensor) else tuple(data.shape)}")
+
+
+def _mutate(data: Any) -> None:
+    """Overwrite every element of ``data`` in place (list, array or tensor)."""
+    if isinstance(data, torch.Tensor):
+        if data.numel():
+            base = torch.empty(0, dtype=torch.uint8).set_(data.untyped_storage())
+            base.copy_(base ^ (1 if data.dtype is torch.bool else 0x5A))  # the whole backing store, views included
+    elif isinstance(data, np.ndarray):
+        base = data
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        if not base.flags.writeable and base.flags.owndata:
+            base.setflags(write=True)  # read-only arrays we built ourselves can be re-opened
+        if base.flags.writeable and base.size:
+            dense = base if base.flags.c_contiguous else base.T if base.flags.f_contiguous else None
+            raw = dense.view(np.uint8) if dense is not None else None
+            if raw is not None:
+                raw ^= 1 if base.dtype == np.bool_ else 0x5A
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            if isinstance(v, list):
+                _mutate(v)
+            else:
+                data[i] = (not v) if isinstance(v, bool) else v + 1 if v == v else 0.0
+
+
+def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
+    """no-alias: the result shares no memory with ``data`` (also on the CPU path); mutating ``data`` afterwards changes nothing."""
+    call = repro_call(data, kwargs)
+    expected = expected_tensor(data, resolve_dtype(data, kwargs))
+    result = _call(target, data, kwargs)
+    synchronize()
+    span_in, span_out = storage_span(data), storage_span(result)
+    if span_in and span_out and span_in[0] < span_out[1] and span_out[0] < span_in[1] and result.numel():
+        fail("no-alias", "result memory overlaps the input's", got=f"result {span_out} vs data {span_in}", expected="disjoint", call=call)
+    snapshot = copy.deepcopy(data) if isinstance(data, list) else None
+    _mutate(data)
+    synchronize()
+    assert_same_values(result, expected, contract="no-alias", call=call + "  # then data was overwritten")
+    if snapshot is not None:
+        data[:] = snapshot
+
+
+def check_bad_input(target: Target, data: Any, kwargs: dict[str, Any], raises: type[BaseException], kind: str) -> None:
+    """bad-input: the documented exception type (exactly), and ``out`` untouched."""
+    if kwargs.get("out") is not None and "out" not in target.capabilities:
+        target.require("out", "bad-input")
+    _expect_raise("bad-input", target, data, kwargs, raises, f"bad input {kind!r}")

@@ -1,0 +1,131 @@
+"""The independent "reference conversion" the contracts compare against, and value checks.
+
+The oracle is plain torch/numpy semantics, written without ``h2d_impl``: lists go
+through ``torch.tensor(data, dtype=...)`` (the reference goes through numpy), arrays
+through a copied ``torch.from_numpy``, tensors through ``Tensor.to``. On valid inputs
+(every value representable in the resolved dtype) all of these agree bit for bit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch.testing import assert_close
+
+from ._report import fail
+
+__all__ = [
+    "assert_same_values",
+    "expected_tensor",
+    "own_dtype",
+    "resolve_device",
+    "resolve_dtype",
+    "storage_span",
+]
+
+
+def own_dtype(data: Any) -> torch.dtype:
+    """The dtype ``data`` has on its own (torch.tensor's inference for lists and scalars)."""
+    if isinstance(data, torch.Tensor):
+        return data.dtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        return torch.from_numpy(np.zeros(0, dtype=np.asarray(data).dtype.newbyteorder("="))).dtype
+    return torch.tensor(data).dtype
+
+
+def resolve_dtype(data: Any, kwargs: dict[str, Any]) -> torch.dtype:
+    """DESIGN.md resolution order: ``dtype=``, else ``out.dtype``, else the data's own."""
+    if kwargs.get("dtype") is not None:
+        return kwargs["dtype"]
+    if kwargs.get("out") is not None:
+        return kwargs["out"].dtype
+    return own_dtype(data)
+
+
+def resolve_device(kwargs: dict[str, Any]) -> torch.device:
+    """The device a call targets, with an explicit CUDA index (bare "cuda" = current device)."""
+    if kwargs.get("out") is not None:
+        return kwargs["out"].device
+    dev = kwargs["device"]
+    dev = torch.device("cuda", dev) if isinstance(dev, int) else torch.device(dev)
+    if dev.type == "cuda" and dev.index is None:
+        dev = torch.device("cuda", torch.cuda.current_device())
+    return dev
+
+
+def expected_tensor(data: Any, dtype: torch.dtype) -> torch.Tensor:
+    """A fresh contiguous CPU tensor: ``data`` converted to ``dtype`` by torch's own rules."""
+    if isinstance(data, torch.Tensor):
+        return data.detach().to("cpu", copy=True).to(dtype).contiguous()
+    if isinstance(data, (np.ndarray, np.generic)):
+        arr = np.array(data, copy=True, order="C")
+        arr = arr.astype(arr.dtype.newbyteorder("="), copy=False)
+        return torch.from_numpy(arr).to(dtype)
+    return torch.tensor(data, dtype=dtype)
+
+
+_BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    if t.is_complex():
+        t = torch.view_as_real(t)
+    return t.contiguous().view(_BITS[t.element_size()])
+
+
+def assert_same_values(actual: torch.Tensor, expected: torch.Tensor, *, contract: str, call: str) -> None:
+    """Exact equality: shape, dtype, then values bit for bit (NaN == NaN, -0.0 != 0.0).
+
+    ``torch.testing.assert_close(rtol=0, atol=0, equal_nan=True)`` gives the readable
+    mismatch report (count, largest difference, its index); the bitwise pass after it
+    catches what assert_close forgives (signed zeros, NaN payloads of same-dtype copies).
+    """
+    __tracebackhide__ = True
+    actual = actual.detach().cpu()
+    if tuple(actual.shape) != tuple(expected.shape):
+        fail(contract, "result shape", got=tuple(actual.shape), expected=tuple(expected.shape), call=call)
+    if actual.dtype != expected.dtype:
+        fail(contract, "result dtype", got=actual.dtype, expected=expected.dtype, call=call)
+    if actual.numel() == 0:
+        return
+    try:
+        assert_close(actual, expected, rtol=0, atol=0, equal_nan=True, check_stride=False)
+    except AssertionError as exc:
+        fail(contract, "result values differ from the reference conversion", got=f"\n{exc}\n", expected="equal", call=call)
+    if actual.dtype is torch.bool:
+        return
+    if actual.is_floating_point() or actual.is_complex():
+        nan = torch.isnan(expected.to(torch.complex128 if expected.is_complex() else torch.float64))
+        if expected.is_complex():
+            nan = nan.unsqueeze(-1).expand(*nan.shape, 2)
+        diff = (_bits(actual) != _bits(expected)) & ~nan
+    else:
+        diff = _bits(actual) != _bits(expected)
+    if diff.any():
+        idx = tuple(torch.nonzero(diff)[0].tolist())
+        fail(
+            contract,
+            f"result bits differ at index {idx} (e.g. -0.0 vs 0.0)",
+            got=_bits(actual)[idx].item(),
+            expected=_bits(expected)[idx].item(),
+            call=call,
+        )
+
+
+def storage_span(obj: Any) -> tuple[int, int] | None:
+    """``[start, end)`` host address range of the memory behind a tensor or array (None: no memory)."""
+    if isinstance(obj, torch.Tensor):
+        if obj.device.type != "cpu" or obj.layout != torch.strided:
+            return None
+        storage = obj.untyped_storage()
+        return (storage.data_ptr(), storage.data_ptr() + storage.nbytes())
+    if isinstance(obj, np.ndarray):
+        low, high = np.byte_bounds(obj) if hasattr(np, "byte_bounds") else np.lib.array_utils.byte_bounds(obj)
+        base = obj
+        while isinstance(base.base, np.ndarray):
+            base = base.base
+        blow, bhigh = (np.byte_bounds(base) if hasattr(np, "byte_bounds") else np.lib.array_utils.byte_bounds(base))
+        return (min(low, blow), max(high, bhigh))
+    return None

@@ -1,0 +1,455 @@
+"""The contract catalogue as runnable Hypothesis properties: strategies bound to checks.
+
+Each ``prop_<name>(target, device, **settings)`` draws inputs from :mod:`strategies`
+(labelled, so a falsifying example reads well) and runs one ``check_*`` on each.
+Without ``settings`` it runs under the loaded Hypothesis profile; the kit's
+meta-tests pass overrides to hunt mutants. The pytest suite in ``tests/`` calls these,
+and so can any other harness::
+
+    from contracts import load_target
+    from contracts.properties import prop_values
+    prop_values(load_target("reference"), torch.device("cpu"))
+
+Every property is listed in :data:`PROPERTIES` under its catalogue id.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import strategies as hs
+from strategies.host import _values
+
+from . import buffer as cb
+from . import cpu_path as cc
+from . import gpu as cg
+from . import h2d as ch
+from .errors import BAD_INPUT_KINDS
+from .target import Target
+
+__all__ = ["PROPERTIES", "GPU_CONTRACTS", "run_property"]
+
+#: Contracts that only mean something on CUDA.
+GPU_CONTRACTS = frozenset({"staging", "non-blocking", "snapshot", "stream"})
+
+_SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+
+
+def _run(body: Callable[[st.DataObject], None], overrides: dict[str, Any], cap: int | None = None) -> None:
+    """Run ``body`` under @given(st.data()) with the current profile plus ``overrides``."""
+    kw: dict[str, Any] = {"suppress_health_check": _SUPPRESS, "deadline": None}
+    if cap is not None and "max_examples" not in overrides:
+        kw["max_examples"] = min(settings().max_examples, cap)
+    kw.update(overrides)
+    given(data=st.data())(settings(**kw)(body))()
+
+
+def _device_ok(target: Target, device: torch.device, contract: str) -> None:
+    if not target.supports_device(device):
+        target.require("cuda", contract)
+
+
+# --------------------------------------------------------------------------- values, dtype
+
+
+def prop_values(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: every valid call (list / ndarray / tensor, any layout, with/without dtype and out) gives the reference conversion."""
+    _device_ok(target, device, "values")
+    want_out = None if "out" in target.capabilities else False
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, out=want_out), label="call")
+        ch.check_values(target, call.data, call.kwargs)
+
+    _run(body, overrides)
+
+
+def prop_values_zero_length(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: zero-length inputs ([], empty arrays, shape (2, 0)) give the right shape, dtype and device."""
+    _device_ok(target, device, "values")
+    want_out = None if "out" in target.capabilities else False
+    empty_shapes = hs.shapes(min_dims=1).filter(lambda s: 0 in s)
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, shape=empty_shapes, out=want_out), label="call")
+        ch.check_values(target, call.data, call.kwargs)
+
+    _run(body, overrides, cap=30)
+
+
+def prop_dtype_resolution(target: Target, device: torch.device, **overrides: Any) -> None:
+    """dtype: explicit dtype, else out.dtype, else the data's own."""
+    _device_ok(target, device, "dtype")
+    want_out = None if "out" in target.capabilities else False
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, out=want_out), label="call")
+        ch.check_dtype_resolution(target, call.data, call.kwargs)
+
+    _run(body, overrides)
+
+
+def prop_dtype_mismatch(target: Target, device: torch.device, **overrides: Any) -> None:
+    """dtype: dtype= disagreeing with out.dtype raises TypeError and writes nothing."""
+    _device_ok(target, device, "dtype")
+    target.require("out", "dtype")
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, out=True, dtype=False), label="call")
+        out_dtype = call.kwargs["out"].dtype
+        other = data.draw(hs.torch_dtypes().filter(lambda d: d != out_dtype), label="mismatching dtype")
+        ch.check_dtype_mismatch_rejected(target, call.data, {**call.kwargs, "dtype": other})
+
+    _run(body, overrides)
+
+
+# --------------------------------------------------------------------------- out, target
+
+
+def prop_out_written(target: Target, device: torch.device, **overrides: Any) -> None:
+    """out: returns out itself, writes exactly its elements, contiguous or not."""
+    _device_ok(target, device, "out")
+    target.require("out", "out")
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, out=True), label="call")
+        ch.check_out_written_exactly(target, call.data, call.kwargs)
+
+    _run(body, overrides)
+
+
+def prop_out_shape_rejected(target: Target, device: torch.device, **overrides: Any) -> None:
+    """out: any shape mismatch (broadcastable included) raises ValueError and leaves out untouched."""
+    _device_ok(target, device, "out")
+    target.require("out", "out")
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, out=True, dtype=False), label="call")
+        shape = tuple(call.kwargs["out"].shape)
+        wrong = data.draw(hs.wrong_shapes(shape), label="out shape")
+        out = data.draw(hs.out_buffers(wrong, call.kwargs["out"].dtype, device), label="wrong out")
+        ch.check_out_shape_rejected(target, call.data, {**call.kwargs, "out": out})
+
+    _run(body, overrides)
+
+
+def prop_no_target(target: Target, device: torch.device, **overrides: Any) -> None:
+    """target: neither device nor out raises TypeError."""
+
+    def body(data: st.DataObject) -> None:
+        payload = data.draw(hs.host_data(), label="data")
+        ch.check_no_target_rejected(target, payload)
+
+    _run(body, overrides, cap=20)
+
+
+def prop_no_alias(target: Target, device: torch.device, **overrides: Any) -> None:
+    """no-alias: the result never shares memory with ndarray / tensor inputs, on every device."""
+    _device_ok(target, device, "no-alias")
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, kinds=("ndarray", "tensor"), out=False), label="call")
+        ch.check_no_alias(target, call.data, call.kwargs)
+
+    _run(body, overrides)
+
+
+def prop_bad_input(target: Target, device: torch.device, kinds: tuple[str, ...] | None = None, **overrides: Any) -> None:
+    """bad-input: each catalogue kind raises its documented exception type; out untouched."""
+    _device_ok(target, device, "bad-input")
+
+    def body(data: st.DataObject) -> None:
+        bad = data.draw(hs.bad_inputs(device, kinds=kinds), label="bad input")
+        ch.check_bad_input(target, bad.data, bad.kwargs, bad.raises, bad.kind)
+
+    _run(body, overrides, cap=10 if kinds and len(kinds) == 1 else None)
+
+
+# --------------------------------------------------------------------------- buffer
+
+
+def _buffer_values(dtype: torch.dtype, shape: tuple[int, ...]) -> st.SearchStrategy[torch.Tensor]:
+    return _values(dtype, tuple(shape), None)
+
+
+def prop_buffer_init(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: zero-initialised, shapes/dtypes/devices, pinned iff asked, .np aliases .cpu."""
+    _device_ok(target, device, "buffer")
+    target.require("buffer", "buffer")
+
+    def body(data: st.DataObject) -> None:
+        spec = data.draw(hs.buffer_specs(), label="buffer")
+        cb.check_buffer_init(target, spec, device)
+
+    _run(body, overrides, cap=30)
+
+
+def prop_buffer_numpy_rejected(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: with_numpy=True for bfloat16 / float8 raises ValueError."""
+    _device_ok(target, device, "buffer")
+    target.require("buffer", "buffer")
+    no_numpy = [torch.bfloat16, *hs.FLOAT8_DTYPES]
+
+    def body(data: st.DataObject) -> None:
+        spec = data.draw(hs.buffer_specs(), label="buffer")
+        spec = {**spec, "dtype": data.draw(st.sampled_from(no_numpy), label="dtype"), "with_numpy": True}
+        cb.check_numpy_view_rejected(target, spec, device)
+
+    _run(body, overrides, cap=10)
+
+
+def prop_buffer_roundtrip(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: without .np, every dtype (bfloat16 and float8 included) round-trips bit for bit."""
+    _device_ok(target, device, "buffer")
+    target.require("buffer", "buffer")
+
+    def body(data: st.DataObject) -> None:
+        spec = {**data.draw(hs.buffer_specs(), label="buffer"), "with_numpy": False}
+        values = data.draw(_buffer_values(spec["dtype"], spec["size"]), label="values")
+        cb.check_roundtrip_bits(target, spec, device, values)
+
+    _run(body, overrides, cap=30)
+
+
+def prop_buffer_copy(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: copy_to_gpu(n) / copy_to_cpu(n) copy exactly rows [0, n) and return the n-row view."""
+    _device_ok(target, device, "buffer")
+    target.require("buffer", "buffer")
+
+    def body(data: st.DataObject) -> None:
+        spec = data.draw(hs.buffer_specs(), label="buffer")
+        buf = cb.make_buffer(target, spec, device)
+        n = data.draw(hs.row_counts(spec["size"][0], valid=True), label="n")
+        values = data.draw(_buffer_values(spec["dtype"], spec["size"]), label="values")
+        method = data.draw(st.sampled_from(["copy_to_gpu", "copy_to_cpu"]), label="method")
+        check = cb.check_copy_to_gpu if method == "copy_to_gpu" else cb.check_copy_to_cpu
+        check(target, buf, n, values, f"CpuGpuBuffer{tuple(spec['size'])}")
+
+    _run(body, overrides)
+
+
+def prop_buffer_bad_rows(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: n outside [0, capacity] (negative, capacity+k) raises IndexError; a non-int n TypeError; nothing copied."""
+    _device_ok(target, device, "buffer")
+    target.require("buffer", "buffer")
+
+    def body(data: st.DataObject) -> None:
+        spec = data.draw(hs.buffer_specs(), label="buffer")
+        buf = cb.make_buffer(target, spec, device)
+        n = data.draw(hs.row_counts(spec["size"][0], valid=False) | st.sampled_from([1.0, True, "1"]), label="n")
+        method = data.draw(st.sampled_from(["copy_to_gpu", "copy_to_cpu"]), label="method")
+        cb.check_row_count_rejected(target, buf, n, method, f"CpuGpuBuffer{tuple(spec['size'])}")
+
+    _run(body, overrides)
+
+
+def prop_buffer_state_machine(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: random op sequences agree with a numpy model."""
+    from hypothesis.stateful import run_state_machine_as_test
+
+    _device_ok(target, device, "buffer")
+    machine = cb.buffer_state_machine(target, device, hs.buffer_specs(max_rows=6), _buffer_values)
+    kw: dict[str, Any] = {"suppress_health_check": _SUPPRESS, "deadline": None, "stateful_step_count": 12}
+    kw["max_examples"] = min(settings().max_examples, 25)
+    kw.update(overrides)
+    run_state_machine_as_test(machine, settings=settings(**kw))
+
+
+# --------------------------------------------------------------------------- cpu-path
+
+
+def prop_cpu_path(target: Target, device: torch.device, **overrides: Any) -> None:
+    """cpu-path: the CPU-platform variant and the main path agree on valid and bad inputs."""
+    target.require("cpu-variant", "cpu-path")
+    cpu = torch.device("cpu")
+
+    def body(data: st.DataObject) -> None:
+        if data.draw(st.booleans(), label="bad input"):
+            bad = data.draw(hs.bad_inputs(cpu), label="bad")
+            cc.check_cpu_path_agrees(target, bad.data, bad.kwargs)
+        else:
+            call = data.draw(hs.h2d_calls(cpu), label="call")
+            cc.check_cpu_path_agrees(target, call.data, call.kwargs)
+
+    _run(body, overrides)
+
+
+# --------------------------------------------------------------------------- GPU only
+
+
+def prop_staging(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staging: no "Pageable -> Device" memcpy for any input kind, layout, pinned or not, with or without out."""
+    cg.requires_cuda(target, "staging", device)
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, out=None if "out" in target.capabilities else False), label="call")
+        cg.check_staging(target, call.data, call.kwargs)
+
+    _run(body, overrides, cap=25)
+
+
+def prop_staging_strided_pinned(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staging: a strided pinned view (e.g. a column slice of a pinned 2-D buffer) is not DMA'd from pageable memory."""
+    cg.requires_cuda(target, "staging", device)
+
+    def body(data: st.DataObject) -> None:
+        layout = data.draw(st.sampled_from(["transposed", "sliced", "expanded"]), label="layout")
+        t = data.draw(hs.cpu_tensors(shape=hs.shapes(min_dims=2, min_side=2), pinned=True, layout=layout), label="pinned view")
+        cg.check_staging(target, t, {"device": device})
+
+    _run(body, overrides, cap=15)
+
+
+def prop_pinned_not_restaged(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staging: a pinned, contiguous input of the target dtype is not copied again."""
+    cg.requires_cuda(target, "staging", device)
+
+    def body(data: st.DataObject) -> None:
+        t = data.draw(hs.cpu_tensors(shape=hs.shapes(min_dims=1, min_side=1), pinned=True, layout="contiguous"), label="pinned tensor")
+        cg.check_pinned_not_restaged(target, t, {"device": device})
+
+    _run(body, overrides, cap=10)
+
+
+#: Payload sizes for the non-blocking contract: DESIGN.md measured blocking from 4 MB up.
+NON_BLOCKING_BYTES = (4 << 20, 16 << 20, 64 << 20)
+
+
+def prop_non_blocking(target: Target, device: torch.device, **overrides: Any) -> None:
+    """non-blocking: 4-64 MB tensors (pageable, pinned, strided pinned) and arrays, with and without out, return at once."""
+    cg.requires_cuda(target, "non-blocking", device)
+    import numpy as np
+
+    def body(data: st.DataObject) -> None:
+        nbytes = data.draw(st.sampled_from(NON_BLOCKING_BYTES), label="bytes")
+        kind = data.draw(st.sampled_from(["pageable", "pinned", "pinned-column-slice", "ndarray"]), label="kind")
+        n = nbytes // 4
+        if kind == "ndarray":
+            payload: Any = np.arange(n, dtype=np.int32)
+        elif kind == "pinned-column-slice":
+            payload = torch.arange(2 * n, dtype=torch.int32).pin_memory().view(-1, 2)[:, 0]
+        else:
+            payload = torch.arange(n, dtype=torch.int32)
+            payload = payload.pin_memory() if kind == "pinned" else payload
+        kwargs: dict[str, Any] = {"device": device}
+        if "out" in target.capabilities and data.draw(st.booleans(), label="with out"):
+            kwargs = {"out": torch.empty(n, dtype=torch.int32, device=device)}
+        cg.check_non_blocking(target, payload, kwargs)
+
+    _run(body, overrides, cap=12)
+
+
+def prop_snapshot(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: staged sources (lists, arrays, pageable or strided tensors) can be overwritten right after the call."""
+    cg.requires_cuda(target, "snapshot", device)
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, out=None if "out" in target.capabilities else False, shape=hs.shapes(min_dims=1, min_side=1)), label="call")
+        if not cg._staged_kind(call.data, call.kwargs):
+            call.data = call.data.t() if call.data.dim() == 2 and min(call.data.shape) > 1 else call.data.cpu().clone()
+            if not cg._staged_kind(call.data, call.kwargs):
+                call.data = call.data.clone()  # pageable
+        cg.check_snapshot(target, call.data, call.kwargs)
+
+    _run(body, overrides, cap=15)
+
+
+def prop_back_to_back(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: two calls queued behind a busy stream both land intact (no staging buffer reused too early)."""
+    cg.requires_cuda(target, "snapshot", device)
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, kinds=("list", "ndarray"), out=None if "out" in target.capabilities else False, shape=hs.shapes(min_dims=1, min_side=1)), label="call")
+        cg.check_back_to_back(target, call.data, call.kwargs)
+
+    _run(body, overrides, cap=10)
+
+
+def prop_pinned_hazard(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: for pinned inputs the documented hazard is real and the documented wait makes them safe."""
+    cg.requires_cuda(target, "snapshot", device)
+
+    def body(data: st.DataObject) -> None:
+        t = data.draw(hs.cpu_tensors(dtype=hs.torch_dtypes(exclude=(torch.bool,)), shape=hs.shapes(min_dims=1, min_side=1), pinned=True, layout="contiguous"), label="pinned tensor")
+        cg.check_pinned_hazard(target, t, {"device": device})
+
+    _run(body, overrides, cap=8)
+
+
+def prop_buffer_hazard(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: CpuGpuBuffer.cpu rows overwritten after copy_to_gpu(n): safe after the documented wait only."""
+    cg.requires_cuda(target, "snapshot", device)
+    target.require("buffer", "snapshot")
+
+    def body(data: st.DataObject) -> None:
+        spec = {**data.draw(hs.buffer_specs(), label="buffer"), "pin_memory": True}
+        spec["size"] = (max(spec["size"][0], 1), *spec["size"][1:])
+        buf = cb.make_buffer(target, spec, device)
+        buf.cpu.copy_(data.draw(_buffer_values(spec["dtype"], spec["size"]), label="values"))
+        n = data.draw(st.integers(1, spec["size"][0]), label="n")
+        cg.check_buffer_hazard(target, buf, n)
+
+    _run(body, overrides, cap=8)
+
+
+def prop_stream(target: Target, device: torch.device, **overrides: Any) -> None:
+    """stream: the copy is ordered on the current stream (side stream), with and without out."""
+    cg.requires_cuda(target, "stream", device)
+
+    def body(data: st.DataObject) -> None:
+        use_out = "out" in target.capabilities and data.draw(st.booleans(), label="with out")
+        call = data.draw(hs.h2d_calls(device, out=use_out, shape=hs.shapes(min_dims=1, min_side=1)), label="call")
+        if use_out:
+            cg.check_stream_out(target, call.data, call.kwargs)
+        else:
+            cg.check_stream_no_out(target, call.data, call.kwargs)
+
+    _run(body, overrides, cap=10)
+
+
+def prop_cross_device(target: Target, device: torch.device, **overrides: Any) -> None:
+    """stream: a non-current device's index and current stream are honoured (device="cuda:1", out on cuda:1)."""
+    cg.requires_cuda(target, "stream", device)
+    if torch.cuda.device_count() < 2:
+        from ._report import NotApplicable
+
+        raise NotApplicable(f"stream: cross-device contract needs 2 CUDA devices, this machine has {torch.cuda.device_count()}")
+    current = device.index
+    other = torch.device("cuda", (current + 1) % torch.cuda.device_count())
+
+    def body(data: st.DataObject) -> None:
+        with torch.cuda.device(current):
+            call = data.draw(hs.h2d_calls(other, out=False, pass_device=True), label="call")
+            ch.check_values(target, call.data, call.kwargs)
+            if "out" in target.capabilities:
+                call = data.draw(hs.h2d_calls(other, out=True, shape=hs.shapes(min_dims=1, min_side=1)), label="out call")
+                cg.check_stream_out(target, call.data, call.kwargs, current_device=current)
+
+    _run(body, overrides, cap=10)
+
+
+#: catalogue id -> properties that check it.
+PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
+    "values": (prop_values, prop_values_zero_length),
+    "dtype": (prop_dtype_resolution, prop_dtype_mismatch),
+    "out": (prop_out_written, prop_out_shape_rejected),
+    "target": (prop_no_target,),
+    "no-alias": (prop_no_alias,),
+    "bad-input": (prop_bad_input,),
+    "buffer": (prop_buffer_init, prop_buffer_numpy_rejected, prop_buffer_roundtrip, prop_buffer_copy, prop_buffer_bad_rows, prop_buffer_state_machine),
+    "cpu-path": (prop_cpu_path,),
+    "staging": (prop_staging, prop_staging_strided_pinned, prop_pinned_not_restaged),
+    "non-blocking": (prop_non_blocking,),
+    "snapshot": (prop_snapshot, prop_back_to_back, prop_pinned_hazard, prop_buffer_hazard),
+    "stream": (prop_stream, prop_cross_device),
+}
+
+
+def run_property(contract: str, target: Target, device: torch.device, **overrides: Any) -> None:
+    """Run every property of catalogue id ``contract`` against ``target`` on ``device``."""
+    for prop in PROPERTIES[contract]:
+        prop(target, device, **overrides)

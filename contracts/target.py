@@ -1,0 +1,160 @@
+"""The implementation protocol the contracts are written against, and target loading.
+
+A *target* bundles one implementation of the H2D utilities behind a fixed interface:
+
+- ``async_tensor_h2d(data, device=None, dtype=None, out=None) -> torch.Tensor``
+- ``buffer_cls(*size, dtype, device, pin_memory, with_numpy=True)`` with ``.cpu``,
+  ``.gpu``, ``.np``, ``copy_to_gpu(n=None)``, ``copy_to_cpu(n=None)`` (optional)
+- ``cpu_variant``: the CPU-platform ``async_tensor_h2d`` (optional)
+
+plus what it declares about itself (``capabilities``). A contract that needs a missing
+capability raises :class:`~contracts._report.NotApplicable`, reported as "not
+applicable", never as a pass.
+
+Targets are named by ``--h2d-impl NAME``: a built-in (``reference``, ``reference-cpu``)
+or ``package.module:factory`` where ``factory()`` returns a :class:`Target`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import torch
+
+from ._report import NotApplicable
+
+__all__ = ["CAPABILITIES", "Target", "load_target", "BUILTIN_TARGETS"]
+
+#: Capabilities a target may declare.
+#: - "out": ``async_tensor_h2d`` accepts ``out=``
+#: - "buffer": ``buffer_cls`` is a CpuGpuBuffer
+#: - "cpu-variant": ``cpu_variant`` is the CPU-platform function
+#: - "cuda": the main function can target CUDA devices (False for CPU-platform targets)
+CAPABILITIES = frozenset({"out", "buffer", "cpu-variant", "cuda"})
+
+
+def _torch_pin_memory_available() -> bool:
+    if not torch.cuda.is_available():
+        return False
+    try:
+        torch.empty(1, pin_memory=True)
+    except RuntimeError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Target:
+    """One implementation under test.
+
+    Attributes:
+        name: short name shown in reports (e.g. ``"reference"``).
+        async_tensor_h2d: the function under test, called as
+            ``async_tensor_h2d(data, **kwargs)`` with ``device``/``dtype``/``out``
+            passed by keyword, and only when the test means to pass them.
+        buffer_cls: the ``CpuGpuBuffer`` class, or None.
+        cpu_variant: the CPU-platform ``async_tensor_h2d``, or None.
+        capabilities: subset of :data:`CAPABILITIES`.
+        pin_memory_available: what the target believes about pinning on this machine.
+        version: version string of the implementation, for reports.
+        notes: free text for reports (e.g. how the adapter maps an old signature).
+    """
+
+    name: str
+    async_tensor_h2d: Callable[..., torch.Tensor]
+    buffer_cls: type | None = None
+    cpu_variant: Callable[..., torch.Tensor] | None = None
+    capabilities: frozenset[str] = field(default_factory=lambda: frozenset({"out", "cuda"}))
+    pin_memory_available: Callable[[], bool] = _torch_pin_memory_available
+    version: str = "unknown"
+    notes: str = ""
+
+    def __post_init__(self) -> None:
+        unknown = set(self.capabilities) - CAPABILITIES
+        if unknown:
+            raise ValueError(f"Target {self.name!r} declares unknown capabilities {sorted(unknown)}; known: {sorted(CAPABILITIES)}")
+        if "buffer" in self.capabilities and self.buffer_cls is None:
+            raise ValueError(f"Target {self.name!r} declares 'buffer' but buffer_cls is None")
+        if "cpu-variant" in self.capabilities and self.cpu_variant is None:
+            raise ValueError(f"Target {self.name!r} declares 'cpu-variant' but cpu_variant is None")
+
+    def require(self, capability: str, contract: str) -> None:
+        """Raise NotApplicable unless the target declares ``capability``."""
+        if capability not in self.capabilities:
+            raise NotApplicable(f"contract '{contract}' needs capability '{capability}', which target '{self.name}' does not declare")
+
+    def supports_device(self, device: torch.device) -> bool:
+        """Whether the main function may be pointed at ``device``."""
+        return device.type == "cpu" or "cuda" in self.capabilities
+
+    def call(self, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
+        """Call the main function the way the tests do."""
+        return self.async_tensor_h2d(data, **kwargs)
+
+
+def _reference() -> Target:
+    import h2d_impl
+
+    return Target(
+        name="reference",
+        async_tensor_h2d=h2d_impl.async_tensor_h2d,
+        buffer_cls=h2d_impl.CpuGpuBuffer,
+        cpu_variant=h2d_impl.async_tensor_h2d_cpu,
+        capabilities=frozenset({"out", "buffer", "cpu-variant", "cuda"}),
+        pin_memory_available=h2d_impl.pin_memory_available,
+        version=h2d_impl.__version__,
+        notes="h2d_impl, the kit's embedded reference",
+    )
+
+
+def _reference_cpu() -> Target:
+    import h2d_impl
+
+    return Target(
+        name="reference-cpu",
+        async_tensor_h2d=h2d_impl.async_tensor_h2d_cpu,
+        buffer_cls=h2d_impl.CpuGpuBuffer,
+        cpu_variant=h2d_impl.async_tensor_h2d_cpu,
+        capabilities=frozenset({"out", "buffer", "cpu-variant"}),
+        pin_memory_available=lambda: False,
+        version=h2d_impl.__version__,
+        notes="h2d_impl.async_tensor_h2d_cpu as the main function (CPU platform)",
+    )
+
+
+#: name -> factory for the built-in targets.
+BUILTIN_TARGETS: dict[str, Callable[[], Target]] = {
+    "reference": _reference,
+    "reference-cpu": _reference_cpu,
+}
+
+
+def load_target(spec: str) -> Target:
+    """Resolve ``--h2d-impl`` to a Target.
+
+    Args:
+        spec: a built-in name (see :data:`BUILTIN_TARGETS`) or ``"package.module:factory"``.
+
+    Raises:
+        ValueError: unknown name, malformed spec, or a factory that does not return a Target.
+        ImportError: the module of a ``module:factory`` spec cannot be imported.
+    """
+    if spec in BUILTIN_TARGETS:
+        return BUILTIN_TARGETS[spec]()
+    if ":" not in spec:
+        raise ValueError(
+            f"--h2d-impl={spec!r} is not a known target; use one of {sorted(BUILTIN_TARGETS)} "
+            "or 'package.module:factory'"
+        )
+    module_name, _, attr = spec.partition(":")
+    module = importlib.import_module(module_name)
+    try:
+        factory = getattr(module, attr)
+    except AttributeError:
+        raise ValueError(f"--h2d-impl={spec!r}: module {module_name!r} has no attribute {attr!r}") from None
+    target = factory() if callable(factory) and not isinstance(factory, Target) else factory
+    if not isinstance(target, Target):
+        raise ValueError(f"--h2d-impl={spec!r}: {attr}() returned {type(target).__name__}, not contracts.Target")
+    return target

@@ -1,0 +1,284 @@
+"""Host-side preparation shared by every entry point of the reference.
+
+Turns the ``data`` argument of :func:`h2d_impl.async_tensor_h2d` (a nested list, a
+``numpy.ndarray``, a CPU ``torch.Tensor`` or a Python/numpy scalar) into a *source*
+CPU tensor, resolves the target dtype and checks that every value is representable
+in it, all before anything is written anywhere. Errors name the argument and echo the
+offending input (``TypeError`` for a wrong kind of thing, ``ValueError`` for a wrong
+value), never ``assert``.
+"""
+
+from __future__ import annotations
+
+import functools
+import numbers
+import warnings
+from typing import Any
+
+import numpy as np
+import torch
+
+__all__ = [
+    "SUPPORTED_DTYPES",
+    "pin_memory_available",
+    "as_source_tensor",
+    "check_dtype_arg",
+    "check_representable",
+    "describe",
+]
+
+#: dtypes the reference copies. Quantized, complex32 and float4 dtypes have no CPU
+#: copy kernel in torch, so they are rejected up front with a TypeError.
+SUPPORTED_DTYPES: frozenset[torch.dtype] = frozenset(
+    dt
+    for dt in (
+        [
+            torch.bool,
+            torch.uint8,
+            torch.int8,
+            torch.int16,
+            torch.int32,
+            torch.int64,
+            torch.float16,
+            torch.bfloat16,
+            torch.float32,
+            torch.float64,
+            torch.complex64,
+            torch.complex128,
+        ]
+        + [getattr(torch, n, None) for n in ("uint16", "uint32", "uint64")]
+        + [
+            getattr(torch, n, None)
+            for n in (
+                "float8_e4m3fn",
+                "float8_e5m2",
+                "float8_e4m3fnuz",
+                "float8_e5m2fnuz",
+                "float8_e8m0fnu",
+            )
+        ]
+    )
+    if dt is not None
+)
+
+_INTEGER_DTYPES = frozenset(
+    dt for dt in SUPPORTED_DTYPES if not dt.is_floating_point and not dt.is_complex and dt is not torch.bool
+)
+
+
+@functools.cache
+def pin_memory_available() -> bool:
+    """Whether page-locked (pinned) host memory can be allocated in this process.
+
+    Models vLLM's ``is_pin_memory_available()``: False on CPU-only torch builds (where
+    ``torch.empty(..., pin_memory=True)`` raises ``RuntimeError``) and wherever CUDA
+    is not usable. Detected once, by trying a one-byte pinned allocation; cached.
+
+    Returns:
+        bool: True when ``pin_memory=True`` allocations succeed.
+    """
+    if not torch.cuda.is_available():
+        return False
+    try:
+        torch.empty(1, dtype=torch.uint8, pin_memory=True)
+    except RuntimeError:
+        return False
+    return True
+
+
+def describe(obj: Any) -> str:
+    """A short, reproducible description of a data/out argument for error messages."""
+    if isinstance(obj, torch.Tensor):
+        pinned = ""
+        if obj.device.type == "cpu" and obj.layout == torch.strided and pin_memory_available():
+            pinned = ", pinned" if obj.is_pinned() else ", pageable"
+        return (
+            f"Tensor(shape={tuple(obj.shape)}, dtype={obj.dtype}, device={obj.device}, "
+            f"stride={obj.stride() if obj.layout == torch.strided else obj.layout}{pinned})"
+        )
+    if isinstance(obj, np.ndarray):
+        return f"ndarray(shape={obj.shape}, dtype={obj.dtype}, strides={obj.strides})"
+    text = repr(obj)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_dtype_arg(dtype: Any, name: str = "dtype") -> None:
+    """Raise TypeError unless ``dtype`` is None or a torch dtype the reference copies."""
+    if dtype is None:
+        return
+    if not isinstance(dtype, torch.dtype):
+        hint = ""
+        if isinstance(dtype, (np.dtype, type)) or isinstance(dtype, str):
+            hint = " (pass a torch.dtype such as torch.int32, not a numpy dtype, type or string)"
+        raise TypeError(f"{name} must be a torch.dtype or None, got {dtype!r}{hint}")
+    if dtype not in SUPPORTED_DTYPES:
+        raise TypeError(f"{name}={dtype} is not supported: torch has no host copy kernel for it")
+
+
+# numpy dtype kind -> accepted. 'b' bool, 'i' signed, 'u' unsigned, 'f' float, 'c' complex.
+_NUMPY_KINDS = frozenset("biufc")
+
+
+def _numpy_to_tensor(arr: np.ndarray) -> torch.Tensor:
+    """View (or, for layouts torch cannot view, copy) a numpy array as a CPU tensor."""
+    if arr.dtype.kind not in _NUMPY_KINDS:
+        raise TypeError(
+            f"data has numpy dtype {arr.dtype} (kind {arr.dtype.kind!r}); only bool, integer, "
+            "floating and complex arrays can be copied to a device"
+        )
+    if arr.dtype.byteorder not in ("=", "|"):
+        # Non-native byte order: torch.from_numpy refuses it; swap into native order.
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    if any(s < 0 for s in arr.strides):
+        # Negative strides (e.g. a[::-1]): torch tensors cannot express them.
+        arr = np.ascontiguousarray(arr)
+    try:
+        if arr.flags.writeable:
+            return torch.from_numpy(arr)
+        # torch warns about read-only arrays because a tensor could write through; the
+        # reference only ever reads from the source.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return torch.from_numpy(arr)
+    except TypeError as exc:  # e.g. float128 / longdouble
+        raise TypeError(f"data has numpy dtype {arr.dtype}, which torch cannot represent") from exc
+
+
+def _list_to_array(data: Any) -> np.ndarray:
+    """Build a numpy array from a (nested) list/tuple/scalar, rejecting ragged or non-numeric input."""
+    try:
+        arr = np.asarray(data)
+    except ValueError as exc:  # ragged nesting: numpy>=1.24 raises instead of making objects
+        raise ValueError(f"data is a ragged nested sequence and has no rectangular shape: {describe(data)}") from exc
+    if arr.dtype.kind == "O":
+        for leaf in arr.ravel():
+            if isinstance(leaf, bool) or not isinstance(leaf, numbers.Number):
+                raise TypeError(
+                    f"data contains {type(leaf).__name__} element {leaf!r}; only bool, int, float "
+                    f"and complex elements are accepted: {describe(data)}"
+                )
+        raise ValueError(f"data contains integers outside the int64/uint64 range: {describe(data)}")
+    if arr.dtype.kind not in _NUMPY_KINDS:
+        raise TypeError(
+            f"data contains elements of kind {arr.dtype} (strings, bytes or dates); only bool, "
+            f"int, float and complex elements are accepted: {describe(data)}"
+        )
+    return arr
+
+
+def as_source_tensor(data: Any) -> tuple[torch.Tensor, torch.dtype]:
+    """Turn ``data`` into a host tensor plus the dtype the data has on its own.
+
+    Args:
+        data: a (nested) ``list``/``tuple`` of bool/int/float/complex, a Python or numpy
+            scalar, a ``numpy.ndarray`` of a bool/integer/floating/complex dtype in any
+            layout (negative strides, non-native byte order and read-only included), or
+            a CPU ``torch.Tensor`` with the strided layout (any strides, pinned or not).
+
+    Returns:
+        ``(source, own_dtype)``: ``source`` is a CPU tensor that may alias ``data`` and
+        must only be read; ``own_dtype`` follows ``torch.tensor``'s inference for lists
+        (bool -> torch.bool, int -> torch.int64, float -> the default dtype, complex ->
+        the default complex dtype) and the array's or tensor's own dtype otherwise.
+
+    Raises:
+        TypeError: ``data`` is of an unsupported kind (None, str, dict, generator, object
+            or string arrays, sparse tensors, unsupported dtypes).
+        ValueError: ragged nesting; a tensor that is not in host memory; integers out of
+            the int64/uint64 range in a list.
+    """
+    if isinstance(data, torch.Tensor):
+        if data.layout != torch.strided:
+            raise TypeError(f"data has layout {data.layout}; only strided (dense) tensors are accepted")
+        if data.device.type != "cpu":
+            raise ValueError(f"data must be a host (CPU) tensor, got data.device={data.device}")
+        if data.dtype not in SUPPORTED_DTYPES:
+            raise TypeError(f"data has dtype {data.dtype}, which the reference cannot copy")
+        return data.detach(), data.dtype
+    if isinstance(data, np.ndarray):
+        source = _numpy_to_tensor(data)
+        return source, source.dtype
+    if isinstance(data, np.generic):
+        source = _numpy_to_tensor(np.asarray(data))
+        return source, source.dtype
+    if isinstance(data, (list, tuple)) or (
+        isinstance(data, numbers.Number) and not isinstance(data, (np.generic,))
+    ):
+        arr = _list_to_array(data)
+        source = _numpy_to_tensor(arr)
+        kind = arr.dtype.kind
+        if kind == "b":
+            own = torch.bool
+        elif kind in "iu":
+            own = torch.int64
+        elif kind == "f":
+            own = torch.get_default_dtype()
+        else:
+            own = torch.complex128 if torch.get_default_dtype() == torch.float64 else torch.complex64
+        return source, own
+    raise TypeError(
+        f"data must be a list, tuple, numpy.ndarray, CPU torch.Tensor or number, got "
+        f"{type(data).__module__}.{type(data).__qualname__}"
+    )
+
+
+def _first_index(mask: torch.Tensor) -> tuple[int, ...]:
+    return tuple(int(i) for i in torch.nonzero(mask.reshape(mask.shape))[0].tolist())
+
+
+def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
+    """Raise unless converting ``source`` to ``dtype`` keeps every value's meaning.
+
+    Rules (torch's own ``Tensor.to`` wraps integers and turns NaN into garbage; the
+    reference refuses both instead):
+
+    - complex -> non-complex: TypeError (the imaginary part would be dropped).
+    - float -> integer: NaN/inf is a ValueError; a finite value must itself lie in
+      the integer dtype's ``[min, max]`` (so ``-0.5`` is rejected for uint8, as
+      ``torch.tensor`` does), else ValueError; accepted values are truncated toward
+      zero (``Tensor.to`` semantics, e.g. ``[1.5, -2.7] -> [1, -2]``).
+    - integer -> narrower integer: every value must lie in the target's range, else
+      ValueError (e.g. ``[2**40]`` into ``int32``).
+    - anything -> bool, and conversions into floating dtypes follow torch (nonzero is
+      True; float narrowing rounds, overflow gives inf).
+
+    Raises:
+        TypeError, ValueError: as above; the message gives the first offending index.
+    """
+    if dtype not in _INTEGER_DTYPES or source.dtype == dtype or source.dtype == torch.bool:
+        if source.is_complex() and not dtype.is_complex and dtype is not torch.bool:
+            raise TypeError(f"data is complex ({source.dtype}) but dtype={dtype} is not: the imaginary part would be lost")
+        return
+    if source.numel() == 0:
+        return
+    if source.is_complex():
+        raise TypeError(f"data is complex ({source.dtype}) but dtype={dtype} is an integer dtype")
+    info = torch.iinfo(dtype)
+    if source.is_floating_point():
+        wide = source.to(torch.float64)
+        bad = ~torch.isfinite(wide)
+        if bad.any():
+            idx = _first_index(bad)
+            raise ValueError(
+                f"data[{', '.join(map(str, idx))}] = {wide[idx].item()} cannot be converted to integer dtype {dtype}"
+            )
+        # The value itself must lie in [min, max] (torch.tensor's rule for Python
+        # floats: -0.5 is out of range for uint8). float(max) rounds up for int64, so
+        # max + 1, a power of two and exact in float64, is checked too.
+        bad = (wide < float(info.min)) | (wide > float(info.max)) | (wide >= float(info.max + 1))
+    else:
+        sinfo = torch.iinfo(source.dtype)
+        wide = source
+        # Compare only against bounds tighter than the source's own range: those are
+        # representable in the source dtype, so the comparison itself cannot overflow.
+        bad = torch.zeros(source.shape, dtype=torch.bool)
+        if info.min > sinfo.min:
+            bad |= source < info.min
+        if info.max < sinfo.max:
+            bad |= source > info.max
+    if bad.any():
+        idx = _first_index(bad)
+        raise ValueError(
+            f"data[{', '.join(map(str, idx))}] = {wide[idx].item()} is out of range for {dtype} "
+            f"[{info.min}, {info.max}]"
+        )

@@ -1,0 +1,209 @@
+"""Reference ``async_tensor_h2d`` and its CPU-platform variant.
+
+Behaviour modelled on vLLM's ``vllm.utils.async_tensor_h2d`` after the PR "Buffer util
+simplifications" (signature ``(data, device=None, dtype=None, out=None)``), made safe
+where the model is not: every check raises a named exception (the model uses
+``assert``, which ``python -O`` removes), ``out`` never broadcasts, and nothing is
+written when a call fails.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ._host import (
+    as_source_tensor,
+    check_dtype_arg,
+    check_representable,
+    describe,
+    pin_memory_available,
+)
+
+__all__ = ["async_tensor_h2d", "async_tensor_h2d_cpu"]
+
+def _resolve_device(device: Any, name: str = "device") -> torch.device:
+    """Parse ``device`` and give CUDA devices an explicit index (the current device)."""
+    if isinstance(device, bool) or not isinstance(device, (torch.device, str, int)):
+        raise TypeError(f"{name} must be a torch.device, str or int, got {device!r}")
+    try:
+        dev = torch.device(device) if not isinstance(device, int) else torch.device("cuda", device)
+    except (RuntimeError, ValueError) as exc:
+        raise ValueError(f"{name}={device!r} is not a valid device string") from exc
+    if dev.type == "cpu":
+        return torch.device("cpu")
+    if dev.type != "cuda":
+        raise ValueError(f"{name}={dev} is not supported: the target must be 'cpu' or a CUDA device")
+    if not torch.cuda.is_available():
+        raise ValueError(f"{name}={dev} but CUDA is not available in this process")
+    index = torch.cuda.current_device() if dev.index is None else dev.index
+    if not 0 <= index < torch.cuda.device_count():
+        raise ValueError(f"{name}={dev} but only {torch.cuda.device_count()} CUDA device(s) are visible")
+    return torch.device("cuda", index)
+
+
+def _check_out(out: Any) -> None:
+    if not isinstance(out, torch.Tensor):
+        raise TypeError(f"out must be a torch.Tensor or None, got {type(out).__qualname__}")
+    if out.layout != torch.strided:
+        raise TypeError(f"out has layout {out.layout}; only strided (dense) tensors can be written")
+    if out.requires_grad:
+        raise ValueError("out requires grad; in-place writes into it would be recorded by autograd")
+    # A stride-0 dimension of size > 1 makes several elements share memory: torch's
+    # copy_ would refuse it too, but only after our staging work, so check here.
+    if any(st == 0 and sz > 1 for st, sz in zip(out.stride(), out.shape)):
+        raise ValueError(f"out has overlapping memory (a stride-0 dimension): {describe(out)}")
+
+
+def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
+    """Validate every argument and return (source, target dtype, target device)."""
+    check_dtype_arg(dtype)
+    if out is not None:
+        _check_out(out)
+    if device is None and out is None:
+        raise TypeError("async_tensor_h2d() needs a target: pass device=... or out=... (got neither)")
+    target = _resolve_device(device) if device is not None else None
+    if out is not None:
+        out_device = out.device if out.device.type != "cuda" else torch.device("cuda", out.device.index)
+        if target is not None and target != out_device:
+            raise ValueError(f"device={target} disagrees with out.device={out_device}")
+        target = out_device
+        if dtype is not None and dtype != out.dtype:
+            raise TypeError(f"dtype={dtype} disagrees with out.dtype={out.dtype}; it is never converted silently")
+        dtype = out.dtype
+    if cpu_only and target.type != "cpu":
+        raise ValueError(f"the CPU-platform variant only targets host memory, got device {target}")
+    if target.type not in ("cpu", "cuda"):
+        raise ValueError(f"out.device={target} is not supported: the target must be 'cpu' or a CUDA device")
+    source, own_dtype = as_source_tensor(data)
+    dtype = own_dtype if dtype is None else dtype
+    if out is not None and tuple(out.shape) != tuple(source.shape):
+        raise ValueError(
+            f"out.shape={tuple(out.shape)} but data has shape {tuple(source.shape)}; "
+            "out is never broadcast or truncated"
+        )
+    check_representable(source, dtype)
+    return source, dtype, target
+
+
+def _stage(source: torch.Tensor, dtype: torch.dtype, pin: bool) -> torch.Tensor:
+    """A fresh contiguous host copy of ``source`` converted to ``dtype`` (pinned if ``pin``).
+
+    The pinned block comes from torch's caching host allocator, which records the
+    stream of every non_blocking copy that reads it and does not hand the block out
+    again before that copy has run, so dropping the staging tensor after the call is
+    safe and the next call cannot overwrite a queued copy's source.
+    """
+    staging = torch.empty(source.shape, dtype=dtype, pin_memory=pin)
+    staging.copy_(source)
+    return staging
+
+
+def _zero_copy_ok(data: Any, source: torch.Tensor, dtype: torch.dtype) -> bool:
+    """A CPU tensor that is already pinned, contiguous and of the target dtype is DMA'd as is."""
+    return (
+        isinstance(data, torch.Tensor)
+        and source.dtype == dtype
+        and source.is_contiguous()
+        and not source.is_conj()
+        and not source.is_neg()
+        and source.is_pinned()
+    )
+
+
+def async_tensor_h2d(
+    data: Any,
+    device: torch.device | str | int | None = None,
+    dtype: torch.dtype | None = None,
+    out: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """Copy host data to a device tensor without blocking the host thread.
+
+    Models vLLM's ``async_tensor_h2d(data, device=None, dtype=None, out=None)``.
+
+    Args:
+        data: host data of shape ``S``: a (nested, rectangular) list or tuple of
+            bool/int/float/complex, a Python or numpy scalar (``S == ()``), a
+            ``numpy.ndarray`` in any layout (negative strides, Fortran order,
+            broadcast, non-native byte order, read-only), or a CPU ``torch.Tensor`` in
+            any strided layout, pinned or pageable.
+        device: target device (``"cuda"``, ``"cuda:1"``, an int index, a
+            ``torch.device``, or ``"cpu"``). A bare ``"cuda"`` means the current device.
+            Required unless ``out`` is given; if both are given they must agree.
+        dtype: target dtype. Resolution order: ``dtype`` if given, else ``out.dtype``,
+            else the data's own dtype (for lists, ``torch.tensor``'s inference).
+        out: optional strided tensor of shape exactly ``S`` on the target device. It is
+            written in place (any strides, non-contiguous included) and returned.
+
+    Returns:
+        ``out`` itself if given, else a new contiguous tensor of shape ``S`` and the
+        resolved dtype on ``device``. It never shares storage with ``data``.
+
+    Copy semantics:
+        - CUDA target: unpinned tensors, numpy arrays, lists and scalars are staged
+          into a fresh contiguous pinned buffer (converted to the target dtype on the
+          host), then copied with ``non_blocking=True`` on the target device's current
+          stream. The source may be overwritten as soon as the call returns (the copy
+          reads the staging buffer, a snapshot).
+        - A CPU tensor that is already pinned, contiguous and of the target dtype is
+          *not* copied again: the DMA reads it directly. Hazard, as in vLLM: do not
+          write to it until the copy has completed; wait with
+          ``torch.cuda.current_stream(device).synchronize()`` or an event recorded
+          right after the call. A non-contiguous pinned view (e.g. a column slice) is
+          staged, since torch would otherwise make a pageable contiguous copy and the
+          "non_blocking" copy would block.
+        - Without pinned memory (CPU-only builds), the same semantics hold without
+          pinning. A ``"cpu"`` target always gets a fresh copy.
+
+    Raises:
+        TypeError: ``data`` of an unsupported kind or dtype (None, str, generators,
+            object arrays, sparse tensors); ``dtype`` not a supported torch dtype;
+            ``dtype`` disagreeing with ``out.dtype``; ``out`` not a strided tensor;
+            neither ``device`` nor ``out`` given; complex data into a real dtype.
+        ValueError: ragged lists; ``out.shape`` different from the data's shape
+            (broadcastable shapes included); NaN/inf or out-of-range values for an
+            integer dtype; ``data`` not in host memory; ``device`` invalid,
+            unavailable or disagreeing with ``out.device``; ``out`` requiring grad or
+            with overlapping memory.
+
+        On any exception nothing has been written: ``out`` is untouched.
+    """
+    source, dtype, target = _prepare(data, device, dtype, out, cpu_only=False)
+    if target.type == "cpu":
+        if out is not None:
+            return out.copy_(source)
+        return _stage(source, dtype, pin=False)
+    if not _zero_copy_ok(data, source, dtype):
+        source = _stage(source, dtype, pin=pin_memory_available())
+    if out is not None:
+        return out.copy_(source, non_blocking=True)
+    return source.to(target, non_blocking=True)
+
+
+def async_tensor_h2d_cpu(
+    data: Any,
+    device: torch.device | str | int | None = None,
+    dtype: torch.dtype | None = None,
+    out: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """CPU-platform variant of :func:`async_tensor_h2d` (host memory is the "device").
+
+    Models the variant vLLM installs on CPU workers, where there is no pinned memory
+    and no stream: same signature, dtype resolution, validation and exceptions as
+    :func:`async_tensor_h2d`; the target must be the host.
+
+    Args:
+        data, dtype, out: as for :func:`async_tensor_h2d`; ``out`` must be a CPU tensor.
+        device: ``"cpu"``, ``torch.device("cpu")`` or None (then ``out`` is required).
+
+    Returns:
+        ``out`` itself, or a new contiguous CPU tensor that never aliases ``data``.
+
+    Raises:
+        Everything :func:`async_tensor_h2d` raises, and ValueError for a non-CPU target.
+    """
+    source, dtype, _ = _prepare(data, device, dtype, out, cpu_only=True)
+    if out is not None:
+        return out.copy_(source)
+    return _stage(source, dtype, pin=False)

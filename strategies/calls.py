@@ -1,0 +1,311 @@
+"""Strategies for the other arguments: devices, ``out`` buffers, keyword sets, buffer ops."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from hypothesis import strategies as st
+
+from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, USER_DTYPES, is_integer
+from .host import host_data, nested_lists, numpy_arrays, cpu_tensors, pinning_available, shapes, torch_dtypes
+
+__all__ = [
+    "OUT_KINDS",
+    "BadInput",
+    "H2DCall",
+    "bad_inputs",
+    "buffer_specs",
+    "devices",
+    "h2d_calls",
+    "out_buffers",
+    "row_counts",
+    "wrong_shapes",
+]
+
+OUT_KINDS = ("contiguous", "noncontiguous", "offset", "transposed")
+#: Sentinel written into every fresh ``out`` buffer, so an unwritten element shows.
+POISON = 77
+
+
+def devices(*, cpu: bool = True, cuda: bool = True) -> st.SearchStrategy[torch.device]:
+    """Devices available on this machine: ``cpu`` and every ``cuda:i`` (always with an index)."""
+    choices = [torch.device("cpu")] if cpu else []
+    if cuda and torch.cuda.is_available():
+        choices += [torch.device("cuda", i) for i in range(torch.cuda.device_count())]
+    if not choices:
+        raise ValueError("no device to draw: cpu=False and CUDA is not available")
+    return st.sampled_from(choices)
+
+
+def _poisoned(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    t = torch.empty(shape, dtype=torch.uint8 if dtype in FLOAT8_DTYPES else dtype, device=device)
+    t.fill_(True if dtype is torch.bool else POISON)
+    return t.view(dtype) if dtype in FLOAT8_DTYPES else t
+
+
+@st.composite
+def out_buffers(
+    draw: Any,
+    shape: tuple[int, ...],
+    dtype: torch.dtype,
+    device: torch.device,
+    *,
+    kind: str | None = None,
+) -> torch.Tensor:
+    """``out`` tensors of exactly ``shape`` and ``dtype`` on ``device``, poisoned with 77.
+
+    - kind: "contiguous", "noncontiguous" (every other element of a larger buffer),
+      "offset" (non-zero storage offset), "transposed"; None draws one. The storage
+      around a view is poisoned too, so a contract can check that only ``out``'s own
+      elements were written.
+    """
+    kind = draw(st.sampled_from(OUT_KINDS), label="out kind") if kind is None else kind
+    shape = tuple(shape)
+    if kind == "noncontiguous" and len(shape) >= 1:
+        return _poisoned(shape[:-1] + (2 * shape[-1] + 1,), dtype, device)[..., 1::2]
+    if kind == "offset":
+        n = int(np.prod(shape, dtype=np.int64))
+        return _poisoned((n + 2,), dtype, device)[1:-1].view(shape)
+    if kind == "transposed" and len(shape) >= 2:
+        perm = list(range(len(shape)))[::-1]
+        return _poisoned(tuple(shape[p] for p in perm), dtype, device).permute(perm)
+    return _poisoned(shape, dtype, device)
+
+
+@st.composite
+def wrong_shapes(draw: Any, shape: tuple[int, ...], *, broadcastable: bool | None = None) -> tuple[int, ...]:
+    """Shapes different from ``shape``; with ``broadcastable=True`` ones ``shape`` broadcasts to.
+
+    Broadcastable wrong shapes (``(4,)`` for data of shape ``(1,)`` or ``()``, ``(2, 3)``
+    for ``(3,)``) are what ``Tensor.copy_`` silently accepts.
+    """
+    shape = tuple(shape)
+    if broadcastable is None:
+        broadcastable = draw(st.booleans(), label="broadcastable")
+    if broadcastable:
+        lead = draw(st.lists(st.integers(1, 3), min_size=0, max_size=2), label="leading dims")
+        grown = tuple(s if s != 1 else draw(st.integers(1, 4)) for s in shape)
+        candidate = tuple(lead) + grown
+        if candidate == shape:
+            candidate = (2,) + shape
+        return candidate
+    candidate = draw(shapes(max_dims=3).filter(lambda s: s != shape), label="wrong shape")
+    return candidate
+
+
+@dataclass
+class H2DCall:
+    """One valid call: ``data`` plus the keyword arguments actually passed.
+
+    ``kwargs`` omits the keys that are "not passed", so defaults are exercised too.
+    """
+
+    data: Any
+    kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        from contracts._report import repro_call  # local: strategies do not need contracts otherwise
+
+        return repro_call(self.data, self.kwargs)
+
+
+def _target_dtypes_for(data_dtype: torch.dtype | None) -> list[torch.dtype]:
+    return list(USER_DTYPES + FLOAT8_DTYPES)
+
+
+@st.composite
+def h2d_calls(
+    draw: Any,
+    device: torch.device,
+    *,
+    kinds: tuple[str, ...] = ("list", "ndarray", "tensor"),
+    out: bool | None = None,
+    dtype: bool | None = None,
+    pass_device: bool | None = None,
+    pinned: bool | None = None,
+    shape: tuple[int, ...] | st.SearchStrategy[tuple[int, ...]] | None = None,
+    out_kind: str | None = None,
+) -> H2DCall:
+    """Valid ``async_tensor_h2d`` calls targeting ``device``.
+
+    - out / dtype / pass_device: force ``out=``, ``dtype=`` and ``device=`` to be
+      passed (True) or omitted (False); None draws. At least one of device/out is passed.
+    - kinds, pinned, shape: forwarded to :func:`host_data`.
+    - out_kind: forwarded to :func:`out_buffers`.
+
+    Values are always representable in the resolved dtype, so every call must succeed.
+    """
+    use_out = draw(st.booleans(), label="pass out") if out is None else out
+    use_dtype = draw(st.booleans(), label="pass dtype") if dtype is None else dtype
+    target = draw(torch_dtypes(), label="target dtype") if (use_dtype or use_out) else None
+    data = draw(host_data(kinds=kinds, target_dtype=target, pinned=pinned, shape=shape), label="data")
+    kwargs: dict[str, Any] = {}
+    if use_dtype:
+        kwargs["dtype"] = target
+    if use_out:
+        data_shape = tuple(np.shape(data)) if not isinstance(data, torch.Tensor) else tuple(data.shape)
+        kwargs["out"] = draw(out_buffers(data_shape, target, device, kind=out_kind), label="out")
+    if pass_device is None:
+        pass_device = draw(st.booleans(), label="pass device") if use_out else True
+    if pass_device or not use_out:
+        kwargs["device"] = draw(st.sampled_from(_device_spellings(device)), label="device")
+    return H2DCall(data, kwargs)
+
+
+def _device_spellings(device: torch.device) -> list[Any]:
+    """Equivalent ways users spell ``device`` (a bare "cuda" only for the current device)."""
+    if device.type == "cpu":
+        return [torch.device("cpu"), "cpu"]
+    spellings: list[Any] = [device, str(device), device.index]
+    if device.index == torch.cuda.current_device():
+        spellings.append("cuda")
+    return spellings
+
+
+@st.composite
+def buffer_specs(draw: Any, *, max_rows: int = 8, numpy_only: bool = False) -> dict[str, Any]:
+    """Keyword sets for ``CpuGpuBuffer(*size, dtype=..., pin_memory=..., with_numpy=...)``.
+
+    Returns a dict with ``size`` (a tuple, rows first, 0 rows allowed), ``dtype``,
+    ``pin_memory`` (only True where pinning exists) and ``with_numpy`` (False for
+    dtypes numpy lacks, or when drawn). ``device`` is left to the caller.
+    """
+    rows = draw(st.integers(0, max_rows), label="rows")
+    rest = draw(st.lists(st.integers(1, 3), max_size=2), label="row shape")
+    dtype = draw(torch_dtypes(exclude=() if not numpy_only else tuple(d for d in USER_DTYPES + FLOAT8_DTYPES if d not in NUMPY_OF)), label="dtype")
+    with_numpy = dtype in NUMPY_OF and draw(st.booleans(), label="with_numpy")
+    pin = draw(st.booleans(), label="pin_memory") if pinning_available() else False
+    return {"size": (rows, *rest), "dtype": dtype, "pin_memory": pin, "with_numpy": with_numpy}
+
+
+def row_counts(capacity: int, *, valid: bool | None = None) -> st.SearchStrategy[int | None]:
+    """``n`` values for ``copy_to_gpu(n)`` / ``copy_to_cpu(n)``.
+
+    - valid=True: None or ``0..capacity``; valid=False: negatives and ``capacity+1..``
+      (the "num_reqs + 1" overrun); None: both.
+    """
+    good = st.none() | st.integers(0, capacity)
+    bad = st.integers(-capacity - 3, -1) | st.integers(capacity + 1, capacity + 8)
+    if valid is True:
+        return good
+    if valid is False:
+        return bad
+    return good | bad
+
+
+@dataclass
+class BadInput:
+    """A call that must fail: ``kind`` (a catalogue entry), its ``kwargs``, the exception type."""
+
+    kind: str
+    data: Any
+    kwargs: dict[str, Any]
+    raises: type[BaseException]
+
+    def __repr__(self) -> str:
+        from contracts._report import repro_call
+
+        return f"BadInput({self.kind!r}, expects {self.raises.__name__}): {repro_call(self.data, self.kwargs)}"
+
+
+def _gen():
+    yield from range(3)
+
+
+@st.composite
+def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None = None) -> BadInput:
+    """Calls that must raise a documented exception, with an ``out`` to check stays untouched.
+
+    Every kind of the catalogue's bad-input row, each with the exception type the
+    reference documents (see ``contracts.errors.BAD_INPUT_KINDS``).
+    """
+    from contracts.errors import BAD_INPUT_KINDS
+
+    names = sorted(BAD_INPUT_KINDS) if kinds is None else list(kinds)
+    kind = draw(st.sampled_from(names), label="bad kind")
+    raises = BAD_INPUT_KINDS[kind]
+    out_dtype = draw(st.sampled_from([torch.int32, torch.int64, torch.float32]), label="out dtype")
+    n = draw(st.integers(1, 4), label="length")
+
+    def out_for(shape: tuple[int, ...], dt: torch.dtype = out_dtype) -> torch.Tensor:
+        return draw(out_buffers(shape, dt, device))
+
+    good = list(range(n))
+    if kind == "none":
+        return BadInput(kind, None, {"out": out_for((n,))}, raises)
+    if kind == "string":
+        return BadInput(kind, "123", {"out": out_for((3,))}, raises)
+    if kind == "bytes":
+        return BadInput(kind, b"123", {"out": out_for((3,))}, raises)
+    if kind == "dict":
+        return BadInput(kind, {0: 1}, {"out": out_for((1,))}, raises)
+    if kind == "set":
+        return BadInput(kind, {1, 2}, {"out": out_for((2,))}, raises)
+    if kind == "generator":
+        return BadInput(kind, _gen(), {"out": out_for((3,))}, raises)
+    if kind == "list-of-strings":
+        return BadInput(kind, ["1"] * n, {"out": out_for((n,))}, raises)
+    if kind == "list-with-none":
+        return BadInput(kind, good[:-1] + [None], {"out": out_for((n,))}, raises)
+    if kind == "ragged-list":
+        return BadInput(kind, [good, good[:-1] + [0, 0]], {"out": out_for((2, n))}, raises)
+    if kind == "nested-scalar-mix":
+        return BadInput(kind, [good, 1], {"out": out_for((2, n))}, raises)
+    if kind == "object-array":
+        return BadInput(kind, np.array([object()] * n), {"out": out_for((n,))}, raises)
+    if kind == "string-array":
+        return BadInput(kind, np.array(["a"] * n), {"out": out_for((n,))}, raises)
+    if kind == "datetime-array":
+        return BadInput(kind, np.array(["2026-11-30"] * n, dtype="datetime64[D]"), {"out": out_for((n,))}, raises)
+    if kind == "nan-to-int":
+        return BadInput(kind, [float("nan")] + [1.0] * (n - 1), {"out": out_for((n,), torch.int32)}, raises)
+    if kind == "inf-to-int":
+        return BadInput(kind, np.array([np.inf] * n), {"out": out_for((n,), torch.int64)}, raises)
+    if kind == "out-of-range-int":
+        return BadInput(kind, [2**40] * n, {"out": out_for((n,), torch.int32)}, raises)
+    if kind == "out-of-range-uint8":
+        return BadInput(kind, torch.full((n,), -1, dtype=torch.int16), {"dtype": torch.uint8, "device": device}, raises)
+    if kind == "int-beyond-int64":
+        return BadInput(kind, [2**64] * n, {"out": out_for((n,), torch.int64)}, raises)
+    if kind == "complex-to-real":
+        return BadInput(kind, [1 + 2j] * n, {"out": out_for((n,), torch.float32)}, raises)
+    if kind == "wrong-shape-out":
+        return BadInput(kind, good, {"out": out_for((n + 1,))}, raises)
+    if kind == "broadcastable-out":
+        return BadInput(kind, [1], {"out": out_for((4,))}, raises)
+    if kind == "scalar-into-vector-out":
+        return BadInput(kind, 5, {"out": out_for((n,))}, raises)
+    if kind == "dtype-mismatch-out":
+        return BadInput(kind, good, {"dtype": torch.float64, "out": out_for((n,), torch.int32)}, raises)
+    if kind == "no-target":
+        return BadInput(kind, good, {}, raises)
+    if kind == "dtype-not-a-dtype":
+        return BadInput(kind, good, {"dtype": "int32", "out": out_for((n,))}, raises)
+    if kind == "numpy-dtype":
+        return BadInput(kind, good, {"dtype": np.int32, "out": out_for((n,))}, raises)
+    if kind == "out-not-a-tensor":
+        return BadInput(kind, good, {"out": np.zeros(n), "device": device}, raises)
+    if kind == "out-requires-grad":
+        out = torch.zeros(n, dtype=torch.float32, device=device, requires_grad=True)
+        return BadInput(kind, good, {"out": out}, raises)
+    if kind == "out-overlapping":
+        return BadInput(kind, good + [0], {"out": out_for((1,)).expand(n + 1)}, raises)
+    if kind == "bad-device-string":
+        return BadInput(kind, good, {"device": "gpu:0"}, raises)
+    if kind == "meta-device":
+        return BadInput(kind, good, {"device": "meta"}, raises)
+    if kind == "device-out-disagree":
+        other = torch.device("cpu") if device.type == "cuda" else ("cuda:0" if torch.cuda.is_available() else "meta")
+        return BadInput(kind, good, {"device": other, "out": out_for((n,))}, raises)
+    if kind == "missing-cuda-index":
+        return BadInput(kind, good, {"device": f"cuda:{max(torch.cuda.device_count(), 1) + 7}", "out": out_for((n,))}, raises)
+    if kind == "device-tensor-data":
+        return BadInput(kind, torch.zeros(n, device="meta"), {"out": out_for((n,))}, raises)
+    if kind == "sparse-data":
+        return BadInput(kind, torch.zeros(n).to_sparse(), {"out": out_for((n,), torch.float32)}, raises)
+    if kind == "device-bool":
+        return BadInput(kind, good, {"device": True}, raises)
+    raise ValueError(f"unknown bad-input kind {kind!r}")

@@ -1,0 +1,291 @@
+"""Strategies for the host data users pass to ``async_tensor_h2d``.
+
+Built on :mod:`hypothesis.extra.numpy` (``arrays``, ``array_shapes``) for shapes and
+values. Two things had to be written here because no library strategy does them:
+
+- *layouts with a chosen backing store*: the strided views (transposed, sliced,
+  offset, expanded, reversed, Fortran, byte-swapped, read-only, channels-last) are
+  made by allocating the backing storage first (pinned when asked) and viewing into
+  it, so a pinned view really is pinned (pinning a tensor and then re-laying it out
+  would give a pageable copy);
+- *values valid for a (source, target) dtype pair*: hypothesis draws values of the
+  source dtype; a value the target cannot represent (NaN, inf, out of integer range)
+  is replaced by zero, so every valid-input example stays valid without ``assume``.
+  bfloat16 and float8 have no numpy dtype: they are drawn as raw bit patterns
+  (uint16 / uint8) and viewed, which covers every encoding, NaN and inf included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, USER_DTYPES, int_range, is_integer
+
+__all__ = [
+    "ARRAY_LAYOUTS",
+    "TENSOR_LAYOUTS",
+    "host_data",
+    "nested_lists",
+    "numpy_arrays",
+    "cpu_tensors",
+    "shapes",
+    "torch_dtypes",
+    "pinning_available",
+]
+
+TENSOR_LAYOUTS = ("contiguous", "transposed", "sliced", "offset", "expanded", "channels_last")
+ARRAY_LAYOUTS = ("contiguous", "fortran", "reversed", "sliced", "offset", "broadcast", "byteswapped", "readonly")
+
+
+def pinning_available() -> bool:
+    """Whether pinned host tensors can be drawn on this machine."""
+    if not torch.cuda.is_available():
+        return False
+    try:
+        torch.empty(1, pin_memory=True)
+    except RuntimeError:
+        return False
+    return True
+
+
+def torch_dtypes(*, float8: bool = True, exclude: tuple[torch.dtype, ...] = ()) -> st.SearchStrategy[torch.dtype]:
+    """The dtypes users pass: bool, (u)int8..int64, float16, bfloat16, float32, float64, float8.
+
+    - float8: include the installed torch's float8 dtypes (default True).
+    - exclude: dtypes to leave out.
+
+    Shrinks toward ``torch.bool`` then the small integer dtypes.
+    """
+    choices = [d for d in USER_DTYPES + (FLOAT8_DTYPES if float8 else ()) if d not in exclude]
+    return st.sampled_from(choices)
+
+
+def shapes(*, min_dims: int = 0, max_dims: int = 3, min_side: int = 0, max_side: int = 5) -> st.SearchStrategy[tuple[int, ...]]:
+    """Array shapes: 0-d, empty (a zero side), 1-D and N-D. Thin wrapper of ``hnp.array_shapes``."""
+    return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side, max_side=max_side)
+
+
+def _value_domain(source: torch.dtype, target: torch.dtype | None) -> tuple[int, int] | None:
+    """Integer range both dtypes represent (None when the target imposes no integer range)."""
+    if target is None or not is_integer(target) or source is torch.bool:
+        return None
+    lo, hi = int_range(target)
+    if is_integer(source):
+        slo, shi = int_range(source)
+        return max(lo, slo), min(hi, shi)
+    return lo, hi
+
+
+def _make_valid(values: torch.Tensor, target: torch.dtype | None) -> torch.Tensor:
+    """Replace values ``target`` cannot represent (the reference would reject them) by 0."""
+    if target is None or not is_integer(target) or not values.is_floating_point():
+        return values
+    wide = values.to(torch.float64)
+    lo, hi = int_range(target)
+    ok = torch.isfinite(wide) & (wide >= float(lo)) & (wide <= float(hi)) & (wide < float(hi + 1))
+    return torch.where(ok, values, torch.zeros((), dtype=values.dtype))
+
+
+@st.composite
+def _values(draw: Any, dtype: torch.dtype, shape: tuple[int, ...], target: torch.dtype | None) -> torch.Tensor:
+    """A contiguous CPU tensor of ``dtype`` and ``shape`` whose values ``target`` represents."""
+    if dtype in FLOAT8_DTYPES or dtype is torch.bfloat16:
+        bits = np.uint8 if dtype in FLOAT8_DTYPES else np.uint16
+        raw = draw(hnp.arrays(bits, shape), label="bit patterns")
+        values = torch.from_numpy(np.ascontiguousarray(raw)).view(dtype).clone()
+        return _make_valid(values, target)
+    npdt = NUMPY_OF[dtype]
+    domain = _value_domain(dtype, target)
+    if domain is not None and not is_integer(dtype):
+        # Float source, integer target: integral parts in range plus a fraction, drawn as
+        # float64 and rounded to the source dtype by torch (hnp.arrays refuses lossy casts).
+        lo, hi = domain
+        elements = st.builds(lambda i, f: float(i) + f, st.integers(lo, hi), st.floats(-0.999, 0.999))
+        arr = draw(hnp.arrays(np.float64, shape, elements=elements), label="values")
+        return _make_valid(torch.from_numpy(np.ascontiguousarray(arr)).to(dtype), target)
+    elements = st.integers(*domain) if domain is not None else None
+    arr = draw(hnp.arrays(npdt, shape, elements=elements), label="values")
+    return _make_valid(torch.from_numpy(np.ascontiguousarray(arr)).clone(), target)
+
+
+def _backing(shape: tuple[int, ...], dtype: torch.dtype, pinned: bool) -> torch.Tensor:
+    return torch.zeros(shape, dtype=dtype, pin_memory=pinned)
+
+
+def _tensor_layout(values: torch.Tensor, layout: str, pinned: bool) -> torch.Tensor:
+    """A view with ``values``' values (or, for 'expanded', its first slice repeated) in ``layout``."""
+    shape, dtype = tuple(values.shape), values.dtype
+    if layout == "transposed" and values.dim() >= 2:
+        perm = list(range(values.dim()))[::-1]
+        store = _backing(tuple(shape[p] for p in perm), dtype, pinned)
+        store.copy_(values.permute(perm))
+        return store.permute(perm)
+    if layout == "sliced" and values.dim() >= 1:
+        store = _backing(shape[:-1] + (2 * shape[-1] + 1,), dtype, pinned)
+        view = store[..., 1::2]
+        view.copy_(values)
+        return view
+    if layout == "offset":
+        store = _backing((values.numel() + 3,), dtype, pinned)
+        view = store[3:].view(shape)
+        view.copy_(values)
+        return view
+    if layout == "expanded" and values.dim() >= 1 and shape[0] > 1:
+        store = _backing((1,) + shape[1:], dtype, pinned)
+        store.copy_(values[:1])
+        return store.expand(shape)
+    if layout == "channels_last" and values.dim() == 4:
+        store = torch.empty(shape, dtype=dtype, pin_memory=pinned).contiguous(memory_format=torch.channels_last)
+        if pinned and not store.is_pinned():  # .contiguous() may reallocate pageable
+            store = _backing((shape[0], shape[2], shape[3], shape[1]), dtype, True).permute(0, 3, 1, 2)
+        store.copy_(values)
+        return store
+    store = _backing(shape, dtype, pinned)
+    store.copy_(values)
+    return store
+
+
+@st.composite
+def cpu_tensors(
+    draw: Any,
+    dtype: torch.dtype | st.SearchStrategy[torch.dtype] | None = None,
+    shape: tuple[int, ...] | st.SearchStrategy[tuple[int, ...]] | None = None,
+    *,
+    pinned: bool | None = None,
+    layout: str | None = None,
+    target_dtype: torch.dtype | None = None,
+) -> torch.Tensor:
+    """CPU tensors in every strided layout, pinned or pageable.
+
+    - dtype: a torch dtype or a strategy (default :func:`torch_dtypes`).
+    - shape: a shape or a strategy (default :func:`shapes`).
+    - pinned: True / False, or None to draw (always False where pinning is unavailable).
+      A pinned tensor's *backing storage* is pinned: views of it report ``is_pinned()``.
+    - layout: one of ``TENSOR_LAYOUTS`` or None to draw. Layouts that do not apply to
+      the drawn shape (transposed 1-D, channels_last of non-4-D) fall back to contiguous.
+    - target_dtype: if given, every value is representable in it (valid-input draws).
+
+    Example: ``cpu_tensors(torch.int32, (3, 4), layout="transposed")`` gives a
+    ``(3, 4)`` int32 tensor with strides ``(1, 3)``.
+    """
+    dtype = draw(torch_dtypes() if dtype is None else dtype if isinstance(dtype, st.SearchStrategy) else st.just(dtype), label="dtype")
+    shape = draw(shapes() if shape is None else shape if isinstance(shape, st.SearchStrategy) else st.just(shape), label="shape")
+    if pinned is None:
+        pinned = draw(st.booleans(), label="pinned") if pinning_available() else False
+    elif pinned and not pinning_available():
+        raise ValueError("pinned=True but this machine cannot allocate pinned memory")
+    layout = draw(st.sampled_from(TENSOR_LAYOUTS), label="layout") if layout is None else layout
+    values = draw(_values(dtype, tuple(shape), target_dtype))
+    return _tensor_layout(values, layout, pinned)
+
+
+def _array_layout(arr: np.ndarray, layout: str) -> np.ndarray:
+    if layout == "fortran":
+        return np.asfortranarray(arr)
+    if layout == "reversed" and arr.ndim >= 1:
+        return np.ascontiguousarray(arr[::-1])[::-1]
+    if layout == "sliced" and arr.ndim >= 1:
+        store = np.zeros(arr.shape[:-1] + (2 * arr.shape[-1] + 1,), dtype=arr.dtype)
+        store[..., 1::2] = arr
+        return store[..., 1::2]
+    if layout == "offset":
+        store = np.zeros(arr.size + 3, dtype=arr.dtype)
+        store[3:] = arr.ravel()
+        return store[3:].reshape(arr.shape)
+    if layout == "broadcast" and arr.ndim >= 1 and arr.shape[0] > 1:
+        return np.broadcast_to(arr[:1], arr.shape)
+    if layout == "byteswapped" and arr.dtype.itemsize > 1:
+        return arr.astype(arr.dtype.newbyteorder("S"))
+    if layout == "readonly":
+        out = arr.copy()
+        out.setflags(write=False)
+        return out
+    return np.ascontiguousarray(arr)
+
+
+@st.composite
+def numpy_arrays(
+    draw: Any,
+    dtype: torch.dtype | st.SearchStrategy[torch.dtype] | None = None,
+    shape: tuple[int, ...] | st.SearchStrategy[tuple[int, ...]] | None = None,
+    *,
+    layout: str | None = None,
+    target_dtype: torch.dtype | None = None,
+) -> np.ndarray:
+    """numpy arrays of the numpy-representable user dtypes in every layout.
+
+    - dtype: a *torch* dtype with a numpy twin (bool, integers, float16/32/64) or a
+      strategy of them; default: all of those.
+    - shape, target_dtype: as for :func:`cpu_tensors`.
+    - layout: one of ``ARRAY_LAYOUTS`` (negative strides, Fortran order, broadcast
+      with zero strides, non-native byte order, read-only...) or None to draw.
+    """
+    dtype = draw(
+        st.sampled_from(list(NUMPY_OF)) if dtype is None else dtype if isinstance(dtype, st.SearchStrategy) else st.just(dtype),
+        label="dtype",
+    )
+    if dtype not in NUMPY_OF:
+        raise ValueError(f"dtype={dtype} has no numpy equivalent; pick one of {list(NUMPY_OF)}")
+    shape = draw(shapes() if shape is None else shape if isinstance(shape, st.SearchStrategy) else st.just(shape), label="shape")
+    layout = draw(st.sampled_from(ARRAY_LAYOUTS), label="layout") if layout is None else layout
+    values = draw(_values(dtype, tuple(shape), target_dtype)).numpy()
+    return _array_layout(values, layout)
+
+
+@st.composite
+def nested_lists(
+    draw: Any,
+    kind: str | None = None,
+    shape: tuple[int, ...] | st.SearchStrategy[tuple[int, ...]] | None = None,
+    *,
+    target_dtype: torch.dtype | None = None,
+) -> list:
+    """Rectangular nested Python lists of ``bool``, ``int`` or ``float`` (at least 1-D).
+
+    - kind: "bool", "int" or "float" (None draws one). Ints span int64 unless
+      ``target_dtype`` narrows them; floats are float64 values (NaN and inf included
+      unless the target is an integer dtype).
+    - shape: default :func:`shapes` with ``min_dims=1`` (a list cannot be 0-d).
+    """
+    kind = draw(st.sampled_from(["bool", "int", "float"]), label="list kind") if kind is None else kind
+    source = {"bool": torch.bool, "int": torch.int64, "float": torch.float64}[kind]
+    shape = draw(
+        shapes(min_dims=1) if shape is None else shape if isinstance(shape, st.SearchStrategy) else st.just(shape),
+        label="shape",
+    )
+    return draw(_values(source, tuple(shape), target_dtype)).tolist()
+
+
+@st.composite
+def host_data(
+    draw: Any,
+    *,
+    kinds: tuple[str, ...] = ("list", "ndarray", "tensor"),
+    target_dtype: torch.dtype | None = None,
+    pinned: bool | None = None,
+    shape: tuple[int, ...] | st.SearchStrategy[tuple[int, ...]] | None = None,
+    dtype: torch.dtype | None = None,
+) -> Any:
+    """Any host data a user passes: a nested list, a numpy array or a CPU tensor.
+
+    - kinds: which kinds to draw from ("list", "ndarray", "tensor").
+    - target_dtype: if given, every value is representable in it.
+    - pinned: for tensors, as in :func:`cpu_tensors`.
+    - shape / dtype: fix the shape or the source dtype (dtype must suit every kind drawn).
+    """
+    kind = draw(st.sampled_from(kinds), label="data kind")
+    if kind == "list":
+        list_kind = None
+        if dtype is not None:
+            list_kind = "bool" if dtype is torch.bool else "int" if is_integer(dtype) else "float"
+        if shape is not None and not isinstance(shape, st.SearchStrategy) and len(shape) == 0:
+            shape = (1,)
+        return draw(nested_lists(list_kind, shape, target_dtype=target_dtype))
+    if kind == "ndarray":
+        return draw(numpy_arrays(dtype, shape, target_dtype=target_dtype))
+    return draw(cpu_tensors(dtype, shape, pinned=pinned, target_dtype=target_dtype))

@@ -1,0 +1,27 @@
+"""Contract buffer: CpuGpuBuffer on the host and the primary GPU, including the state machine."""
+
+from contracts import properties as P
+
+
+def test_buffer_init(target, device):
+    P.prop_buffer_init(target, device)
+
+
+def test_buffer_numpy_view_rejected(target, device):
+    P.prop_buffer_numpy_rejected(target, device)
+
+
+def test_buffer_roundtrip_bits(target, device):
+    P.prop_buffer_roundtrip(target, device)
+
+
+def test_buffer_copy_rows(target, device):
+    P.prop_buffer_copy(target, device)
+
+
+def test_buffer_bad_row_counts(target, device):
+    P.prop_buffer_bad_rows(target, device)
+
+
+def test_buffer_state_machine(target, device):
+    P.prop_buffer_state_machine(target, device)

@@ -1,0 +1,49 @@
+"""Contracts values, dtype, out, target, no-alias, bad-input, cpu-path: on the host and the primary GPU."""
+
+import pytest
+
+from contracts import properties as P
+from contracts.errors import BAD_INPUT_KINDS
+
+
+def test_values(target, device):
+    P.prop_values(target, device)
+
+
+def test_values_zero_length(target, device):
+    P.prop_values_zero_length(target, device)
+
+
+def test_dtype_resolution(target, device):
+    P.prop_dtype_resolution(target, device)
+
+
+def test_dtype_mismatch_rejected(target, device):
+    P.prop_dtype_mismatch(target, device)
+
+
+def test_out_written_exactly(target, device):
+    P.prop_out_written(target, device)
+
+
+def test_out_shape_rejected(target, device):
+    P.prop_out_shape_rejected(target, device)
+
+
+def test_no_target_rejected(target, device):
+    P.prop_no_target(target, device)
+
+
+def test_no_alias(target, device):
+    P.prop_no_alias(target, device)
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_INPUT_KINDS))
+def test_bad_input(target, device, kind):
+    P.prop_bad_input(target, device, kinds=(kind,))
+
+
+def test_cpu_path_agrees(target):
+    import torch
+
+    P.prop_cpu_path(target, torch.device("cpu"))
