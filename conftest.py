@@ -110,3 +110,10 @@ def pytest_runtest_call(item: pytest.Item):
         return (yield)
     except NotApplicable as exc:
         pytest.skip(f"not applicable: {exc}")
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto`` on a CUDA host starts one worker per GPU (each worker owns its GPU, see pytest_configure)."""
+    if torch.cuda.is_available() and torch.cuda.device_count() > 0:
+        return torch.cuda.device_count()
+    return None

@@ -26,7 +26,7 @@ from typing import Any, Callable
 import torch
 
 from ._report import NotApplicable, fail, repro_call, repro_value
-from .h2d import _mutate, synchronize
+from .h2d import _mutate, call_valid, synchronize
 from .oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype
 from .target import Target
 
@@ -114,7 +114,7 @@ def check_staging(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     if not target.pin_memory_available():
         raise NotApplicable("staging: the target reports pinned memory unavailable on this machine")
     call = repro_call(data, kwargs)
-    names, result = memcpy_kinds(lambda: target.call(data, kwargs))
+    names, result = memcpy_kinds(lambda: call_valid("staging", target, data, kwargs))
     h2d = [n for n in names if "HtoD" in n]
     pageable = [n for n in h2d if "Pageable" in n]
     if pageable:
@@ -133,10 +133,10 @@ def check_pinned_not_restaged(target: Target, data: torch.Tensor, kwargs: dict[s
     call = repro_call(data, kwargs)
     if not (data.is_pinned() and data.is_contiguous() and data.dtype == resolve_dtype(data, kwargs)):
         raise ValueError(f"check_pinned_not_restaged needs a pinned contiguous input of the target dtype, got {repro_value(data)}")
-    target.call(data, kwargs)  # warm-up: lazy initialisation is not the call's cost
+    call_valid("staging", target, data, kwargs)  # warm-up: lazy initialisation is not the call's cost
     synchronize()
     before = torch.cuda.host_memory_stats()
-    names, _ = memcpy_kinds(lambda: target.call(data, kwargs))
+    names, _ = memcpy_kinds(lambda: call_valid("staging", target, data, kwargs))
     after = torch.cuda.host_memory_stats()
     grew = {k: after.get(k, 0) - before.get(k, 0) for k in _HOST_COUNTERS if after.get(k, 0) != before.get(k, 0)}
     if grew:
@@ -155,11 +155,11 @@ def check_non_blocking(target: Target, data: Any, kwargs: dict[str, Any], *, bus
     device = resolve_device(kwargs)
     requires_cuda(target, "non-blocking", device)
     call = repro_call(data, kwargs)
-    target.call(data, kwargs)
+    call_valid("non-blocking", target, data, kwargs)
     synchronize()
     done = busy(busy_ms, device)
     t0 = time.perf_counter()
-    target.call(data, kwargs)
+    call_valid("non-blocking", target, data, kwargs)
     host_ms = (time.perf_counter() - t0) * 1e3
     still_busy = not done.query()
     synchronize()
@@ -193,7 +193,7 @@ def check_snapshot(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     synchronize()
     busy(busy_ms, device)
-    result = target.call(data, kwargs)
+    result = call_valid("snapshot", target, data, kwargs)
     _mutate(data)
     synchronize()
     assert_same_values(result, expected, contract="snapshot", call=call + "  # source overwritten right after the call")
@@ -216,8 +216,8 @@ def check_back_to_back(target: Target, data: Any, kwargs: dict[str, Any], *, bus
     call = repro_call(data, kwargs)
     synchronize()
     busy(busy_ms, device)
-    r1 = target.call(data, kwargs)
-    r2 = target.call(second, kwargs2)
+    r1 = call_valid("snapshot", target, data, kwargs)
+    r2 = call_valid("snapshot", target, second, kwargs2)
     synchronize()
     assert_same_values(r1, exp1, contract="snapshot", call=call + "  # followed at once by a second call with other values")
     assert_same_values(r2, exp2, contract="snapshot", call=repro_call(second, kwargs2) + "  # the second of two back-to-back calls")
@@ -247,7 +247,7 @@ def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, An
     # (b) documented wait, then overwrite: the result keeps the original values.
     synchronize()
     busy(busy_ms, device)
-    result = target.call(data, kwargs)
+    result = call_valid("snapshot", target, data, kwargs)
     torch.cuda.current_stream(device).synchronize()
     _mutate(data)
     synchronize()
@@ -257,7 +257,7 @@ def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, An
     if data.numel() == 0 or torch.equal(_bits(overwritten), _bits(original)):
         return
     busy(busy_ms, device)
-    result = target.call(data, kwargs)
+    result = call_valid("snapshot", target, data, kwargs)
     _mutate(data)  # back to the original values while the copy is still queued
     synchronize()
     if not torch.equal(_bits(result.cpu()), _bits(original)):
@@ -328,10 +328,10 @@ def check_stream_out(target: Target, data: Any, kwargs: dict[str, Any], *, curre
         busy(busy_ms, device)
         out.view(torch.uint8).fill_(0x7B) if out.element_size() == 1 else out.fill_(123)
         if current_device is None:
-            result = target.call(data, kwargs)
+            result = call_valid("stream", target, data, kwargs)
         else:
             with torch.cuda.device(current_device):
-                result = target.call(data, kwargs)
+                result = call_valid("stream", target, data, kwargs)
     synchronize()
     assert_same_values(result, expected, contract="stream", call=call)
 
@@ -357,7 +357,7 @@ def check_stream_no_out(target: Target, data: Any, kwargs: dict[str, Any], *, bu
         del poison
     done = busy(busy_ms, device)  # on the default stream of device
     with torch.cuda.stream(side):
-        result = target.call(data, kwargs)
+        result = call_valid("stream", target, data, kwargs)
         side.synchronize()
         if done.query():
             synchronize()

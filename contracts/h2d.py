@@ -28,6 +28,7 @@ __all__ = [
     "check_out_shape_rejected",
     "check_out_written_exactly",
     "check_values",
+    "call_valid",
     "raw_storage",
     "synchronize",
 ]
@@ -53,10 +54,15 @@ def _check_device(contract: str, result: torch.Tensor, device: torch.device, cal
         fail(contract, "result device", got=got, expected=device, call=call)
 
 
-def _call(target: Target, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
-    result = target.call(data, kwargs)
+def call_valid(contract: str, target: Target, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
+    """Call the target on a *valid* input: an exception or a non-tensor result is a violation of ``contract``."""
+    __tracebackhide__ = True
+    try:
+        result = target.call(data, kwargs)
+    except Exception as exc:  # noqa: BLE001 - a valid call must not raise; report what it raised
+        fail(contract, "a valid call raised", got=f"{type(exc).__name__}: {exc}", expected="a tensor", call=repro_call(data, kwargs))
     if not isinstance(result, torch.Tensor):
-        fail("values", "return type", got=type(result).__name__, expected="torch.Tensor", call=repro_call(data, kwargs))
+        fail(contract, "return type", got=type(result).__name__, expected="torch.Tensor", call=repro_call(data, kwargs))
     return result
 
 
@@ -70,7 +76,7 @@ def check_values(target: Target, data: Any, kwargs: dict[str, Any]) -> torch.Ten
     dtype = resolve_dtype(data, kwargs)
     device = resolve_device(kwargs)
     expected = expected_tensor(data, dtype)
-    result = _call(target, data, kwargs)
+    result = call_valid("values", target, data, kwargs)
     synchronize(device)
     _check_device("values", result, device, call)
     assert_same_values(result, expected, contract="values", call=call)
@@ -81,7 +87,7 @@ def check_dtype_resolution(target: Target, data: Any, kwargs: dict[str, Any]) ->
     """dtype: explicit ``dtype`` wins, else ``out.dtype``, else the data's own (torch.tensor's inference)."""
     call = repro_call(data, kwargs)
     expected = resolve_dtype(data, kwargs)
-    result = _call(target, data, kwargs)
+    result = call_valid("dtype", target, data, kwargs)
     synchronize()
     if result.dtype != expected:
         source = "dtype=" if kwargs.get("dtype") is not None else "out.dtype" if kwargs.get("out") is not None else "the data's own dtype"
@@ -137,7 +143,7 @@ def check_out_written_exactly(target: Target, data: Any, kwargs: dict[str, Any])
     call = repro_call(data, kwargs)
     before = raw_storage(out)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
-    result = _call(target, data, kwargs)
+    result = call_valid("out", target, data, kwargs)
     if result is not out:
         fail("out", "return value is not the out object", got=f"a different tensor (id {id(result)})", expected=f"out (id {id(out)})", call=call)
     synchronize(out.device)
@@ -189,7 +195,7 @@ def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     """no-alias: the result shares no memory with ``data`` (also on the CPU path); mutating ``data`` afterwards changes nothing."""
     call = repro_call(data, kwargs)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
-    result = _call(target, data, kwargs)
+    result = call_valid("no-alias", target, data, kwargs)
     synchronize()
     span_in, span_out = storage_span(data), storage_span(result)
     if span_in and span_out and span_in[0] < span_out[1] and span_out[0] < span_in[1] and result.numel():

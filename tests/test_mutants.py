@@ -1,0 +1,84 @@
+"""Meta-tests: every mutant is rejected by the contracts, and every contract rejects some mutant.
+
+A mutant that survives is a failed test. CPU mutants run everywhere; GPU mutants need
+CUDA and are run on the H200 (records under reports/gpu/). The hunt uses the very
+properties the suite runs (``contracts.properties``) with more examples and no
+example database, so a kill here is a kill by the suite.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from contracts import CATALOGUE, ContractViolation, NotApplicable
+from contracts.properties import PROPERTIES
+from tests.mutants import MUTANTS
+
+pytestmark = pytest.mark.meta
+
+#: Examples per property when hunting a mutant (CPU properties are cheap; GPU ones are capped).
+HUNT_EXAMPLES = {"cpu": 300, "cuda": 40, "2gpu": 20}
+
+
+def _violation_in(exc: BaseException) -> ContractViolation | None:
+    if isinstance(exc, ContractViolation):
+        return exc
+    for inner in getattr(exc, "exceptions", ()):  # Hypothesis reports several distinct bugs as an ExceptionGroup
+        found = _violation_in(inner)
+        if found is not None:
+            return found
+    return None
+
+
+def hunt(mutant, device: torch.device) -> tuple[str, ContractViolation] | None:
+    """Run the mutant's killer contracts' properties; return (property name, violation) or None if it survived."""
+    target = mutant.factory()
+    for contract in mutant.killed_by:
+        for prop in PROPERTIES[contract]:
+            try:
+                prop(target, device, max_examples=HUNT_EXAMPLES[mutant.needs], database=None)
+            except NotApplicable:
+                continue
+            except BaseException as exc:  # noqa: BLE001 - inspect what the property raised
+                violation = _violation_in(exc)
+                if violation is None:
+                    raise
+                return prop.__name__, violation
+    return None
+
+
+def _device_for(needs: str) -> torch.device:
+    if needs == "cpu":
+        return torch.device("cpu")
+    if not torch.cuda.is_available():
+        pytest.skip("GPU mutant: needs CUDA; its kill is recorded from the H200 run under reports/gpu/")
+    if needs == "2gpu" and torch.cuda.device_count() < 2:
+        pytest.skip(f"needs 2 CUDA devices, this machine has {torch.cuda.device_count()}")
+    return torch.device("cuda", torch.cuda.current_device())
+
+
+@pytest.mark.parametrize("name", sorted(MUTANTS))
+def test_mutant_is_killed(name: str) -> None:
+    mutant = MUTANTS[name]
+    device = _device_for(mutant.needs)
+    found = hunt(mutant, device)
+    assert found is not None, f"mutant {name!r} ({mutant.doc}) survived contracts {mutant.killed_by}"
+    prop, violation = found
+    print(f"KILLED {name}: by {prop} -> {str(violation).splitlines()[0]}")
+
+
+def test_every_contract_has_a_mutant() -> None:
+    covered = {c for m in MUTANTS.values() for c in m.killed_by}
+    missing = [c for c in CATALOGUE if c not in covered]
+    assert not missing, f"contracts never shown failing on a mutant: {missing}"
+
+
+def test_reference_is_not_a_mutant() -> None:
+    """The hunt itself is sound: on the reference it finds nothing (same properties, same budget)."""
+    from contracts import load_target
+
+    ref = load_target("reference")
+    for contract in ("out", "dtype", "bad-input", "buffer", "cpu-path", "no-alias", "values", "target"):
+        for prop in PROPERTIES[contract]:
+            prop(ref, torch.device("cpu"), max_examples=60, database=None)
