@@ -13,7 +13,7 @@ import torch
 
 from contracts import CATALOGUE, ContractViolation, NotApplicable
 from contracts.properties import PROPERTIES
-from tests.mutants import MUTANTS
+from h2d_mutants import MUTANTS
 
 pytestmark = pytest.mark.meta
 

@@ -1,0 +1,413 @@
+"""Deliberately broken implementations ("mutants"), each one realistic bug.
+
+Every mutant is the reference (``h2d_impl``) with exactly one thing changed, the way
+serving engines have shipped it. ``MUTANTS`` maps a name to a :class:`Mutant`: the
+target factory, the catalogue contracts expected to reject it, and whether it needs
+CUDA (or two devices) to show. ``tests/test_mutants.py`` runs those contracts against
+each mutant and fails if any survives.
+
+Use one as a target: ``pytest --h2d-impl h2d_mutants:broadcast_into_out`` (every
+name below is also a module-level factory).
+"""
+
+from __future__ import annotations
+
+import operator
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+import h2d_impl
+from contracts import Target
+from h2d_impl import _host as H
+from h2d_impl import h2d as R
+
+__all__ = ["MUTANTS", "Mutant"]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """A broken target: ``factory()`` builds it; ``killed_by`` are the contracts that must reject it."""
+
+    name: str
+    factory: Callable[[], Target]
+    killed_by: tuple[str, ...]
+    needs: str = "cpu"  # "cpu", "cuda" or "2gpu"
+
+    @property
+    def doc(self) -> str:
+        return (self.factory.__doc__ or "").strip().splitlines()[0]
+
+
+def _target(name: str, fn: Callable[..., torch.Tensor] | None = None, *, buffer_cls: type | None = None, cpu_variant: Callable | None = None) -> Target:
+    return Target(
+        name=f"mutant:{name}",
+        async_tensor_h2d=fn or h2d_impl.async_tensor_h2d,
+        buffer_cls=buffer_cls or h2d_impl.CpuGpuBuffer,
+        cpu_variant=cpu_variant or h2d_impl.async_tensor_h2d_cpu,
+        capabilities=frozenset({"out", "buffer", "cpu-variant", "cuda"}),
+        pin_memory_available=h2d_impl.pin_memory_available,
+        version="mutant",
+    )
+
+
+# --------------------------------------------------------------------------- CPU mutants
+
+
+def broadcast_into_out() -> Target:
+    """out accepts a broadcastable shape: `out.copy_(src)` broadcasts [1] into a (4,) buffer (vLLM model, no shape check)."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        try:
+            return R.async_tensor_h2d(data, device, dtype, out)
+        except ValueError as exc:
+            if out is None or "out.shape" not in str(exc):
+                raise
+            source, _ = H.as_source_tensor(data)
+            return out.copy_(source.to(out.dtype))
+
+    return _target("broadcast_into_out", fn)
+
+
+def dtype_mismatch_converted() -> Target:
+    """dtype disagreeing with out.dtype is silently converted to out.dtype instead of rejected."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if out is not None and dtype is not None and dtype != out.dtype:
+            dtype = None
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("dtype_mismatch_converted", fn)
+
+
+def dtype_not_from_out() -> Target:
+    """dtype not taken from out: data built in its own dtype, then copied into out, so [2**40] wraps in an int32 out."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if out is None or dtype is not None:
+            return R.async_tensor_h2d(data, device, dtype, out)
+        built = R.async_tensor_h2d(data, device=out.device)
+        if tuple(built.shape) != tuple(out.shape):
+            raise ValueError(f"out.shape={tuple(out.shape)} but data has shape {tuple(built.shape)}")
+        return out.copy_(built)
+
+    return _target("dtype_not_from_out", fn)
+
+
+def partial_write_before_error() -> Target:
+    """writes into out before validating values: a failing call (NaN into int) leaves out half-written."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if out is not None and not isinstance(data, (str, bytes)):
+            try:
+                source, _ = H.as_source_tensor(data)
+            except (TypeError, ValueError):
+                source = None
+            if source is not None and tuple(source.shape) == tuple(out.shape) and not source.is_complex():
+                out.copy_(source.to(out.dtype))
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("partial_write_before_error", fn)
+
+
+def cpu_result_aliases_input() -> Target:
+    """the CPU path returns a view of its input (torch.from_numpy / the tensor itself) when no conversion is needed."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if out is None and device is not None and torch.device(device).type == "cpu":
+            source, own = H.as_source_tensor(data)
+            if (dtype or own) == source.dtype:
+                return source
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("cpu_result_aliases_input", fn)
+
+
+def validation_by_assert() -> Target:
+    """checks live in `assert` (as in vLLM): AssertionError instead of TypeError, and under python -O no check at all."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        assert device is not None or out is not None, "device or out is required"
+        if out is not None:
+            assert dtype is None or dtype == out.dtype, "dtype must match out.dtype"
+            return R.async_tensor_h2d(data, dtype=out.dtype, out=out)
+        return R.async_tensor_h2d(data, device if device is not None else "cpu", dtype)
+
+    return _target("validation_by_assert", fn)
+
+
+def nan_into_int_unchecked() -> Target:
+    """float -> integer conversion without the NaN/inf/range check: NaN becomes INT_MIN (garbage) silently."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        try:
+            return R.async_tensor_h2d(data, device, dtype, out)
+        except ValueError as exc:
+            if "cannot be converted to integer" not in str(exc) and "out of range" not in str(exc):
+                raise
+            source, own = H.as_source_tensor(data)  # the bug: convert with Tensor.to, no value check
+            resolved = dtype or (out.dtype if out is not None else own)
+            staged = source.to(resolved)
+            return out.copy_(staged) if out is not None else staged.to(device)
+
+    return _target("nan_into_int_unchecked", fn)
+
+
+def empty_input_default_dtype() -> Target:
+    """zero-length input short-circuits to torch.empty(0) with the default dtype, ignoring dtype/out and the data's shape."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if np.size(data) == 0 if not isinstance(data, torch.Tensor) else data.numel() == 0:
+            target = out.device if out is not None else device
+            return torch.empty(0, device=target)
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("empty_input_default_dtype", fn)
+
+
+def cpu_variant_numpy_inference() -> Target:
+    """the CPU-platform variant infers list dtypes like numpy (float64, not torch's float32): the two paths disagree."""
+
+    def cpu(data, device=None, dtype=None, out=None):
+        if isinstance(data, list) and dtype is None and out is None:
+            arr = np.asarray(data)
+            if arr.dtype.kind == "f":
+                return R.async_tensor_h2d_cpu(arr, device, dtype, out)
+        return R.async_tensor_h2d_cpu(data, device, dtype, out)
+
+    return _target("cpu_variant_numpy_inference", cpu_variant=cpu)
+
+
+class _Buffer(h2d_impl.CpuGpuBuffer):
+    """Base for buffer mutants: the reference with copy methods overridden."""
+
+
+def copy_to_gpu_no_bounds_check() -> Target:
+    """copy_to_gpu/copy_to_cpu slice without a bounds check (vLLM): n=136 on capacity 132 is clamped, n=-1 drops a row."""
+
+    class B(_Buffer):
+        def copy_to_gpu(self, n=None):
+            if n is None:
+                return self.gpu.copy_(self.cpu, non_blocking=True)
+            return self.gpu[:n].copy_(self.cpu[:n], non_blocking=True)
+
+        def copy_to_cpu(self, n=None):
+            if n is None:
+                return self.cpu.copy_(self.gpu, non_blocking=True)
+            return self.cpu[:n].copy_(self.gpu[:n], non_blocking=True)
+
+    return _target("copy_to_gpu_no_bounds_check", buffer_cls=B)
+
+
+def copy_to_gpu_off_by_one() -> Target:
+    """copy_to_gpu(n) copies n + 1 rows (the `num_reqs + 1` confusion), clobbering row n of .gpu."""
+
+    class B(_Buffer):
+        def copy_to_gpu(self, n=None):
+            if n is None:
+                return super().copy_to_gpu(None)
+            self._rows(n)
+            self.gpu[: n + 1].copy_(self.cpu[: n + 1], non_blocking=True)
+            return self.gpu[:n]
+
+    return _target("copy_to_gpu_off_by_one", buffer_cls=B)
+
+
+def negative_n_accepted() -> Target:
+    """the bounds check tests only the upper end: copy_to_gpu(-2) silently copies all rows but the last two."""
+
+    class B(_Buffer):
+        def _rows(self, n):
+            if n is None:
+                return None
+            n = operator.index(n)
+            if n > self.capacity:
+                raise IndexError(f"n={n} > capacity {self.capacity}")
+            return n
+
+    return _target("negative_n_accepted", buffer_cls=B)
+
+
+def n_beyond_capacity_clamped() -> Target:
+    """n beyond capacity is clamped with min(n, capacity) instead of rejected (capacity 132, asked 136: 4 rows lost)."""
+
+    class B(_Buffer):
+        def _rows(self, n):
+            if n is None:
+                return None
+            n = operator.index(n)
+            if n < 0:
+                raise IndexError(f"n={n} is negative")
+            return min(n, self.capacity)
+
+    return _target("n_beyond_capacity_clamped", buffer_cls=B)
+
+
+def copy_to_cpu_wrong_rows() -> Target:
+    """copy_to_cpu(n) reads the last n rows of .gpu instead of the first n."""
+
+    class B(_Buffer):
+        def copy_to_cpu(self, n=None):
+            n = self._rows(n)
+            if n is None:
+                return super().copy_to_cpu(None)
+            start = self.capacity - n
+            return self.cpu[:n].copy_(self.gpu[start:], non_blocking=True)
+
+    return _target("copy_to_cpu_wrong_rows", buffer_cls=B)
+
+
+def numpy_view_is_a_copy() -> Target:
+    """.np is a copy of .cpu (`.numpy().copy()`), so writes through .np never reach the device."""
+
+    class B(_Buffer):
+        def __init__(self, *size, **kw):
+            super().__init__(*size, **kw)
+            if self._np is not None:
+                self._np = self._np.copy()
+
+    return _target("numpy_view_is_a_copy", buffer_cls=B)
+
+
+# --------------------------------------------------------------------------- GPU mutants
+
+
+def pageable_tensor_not_staged() -> Target:
+    """an unpinned tensor is copied straight from pageable memory: `data.to(device, non_blocking=True)` blocks the host."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if isinstance(data, torch.Tensor) and data.device.type == "cpu" and not data.is_pinned():
+            source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
+            if target.type == "cuda":
+                return out.copy_(source, non_blocking=True) if out is not None else source.to(target, dtype_, non_blocking=True)
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("pageable_tensor_not_staged", fn)
+
+
+def pageable_ndarray_not_staged() -> Target:
+    """a numpy array goes through torch.from_numpy(...).to(device, non_blocking=True): a pageable DMA."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if isinstance(data, np.ndarray):
+            source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
+            if target.type == "cuda":
+                return out.copy_(source, non_blocking=True) if out is not None else source.to(target, dtype_, non_blocking=True)
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("pageable_ndarray_not_staged", fn)
+
+
+def strided_pinned_view_not_staged() -> Target:
+    """any pinned tensor skips staging, even a column slice: torch then makes a pageable contiguous copy and blocks."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if isinstance(data, torch.Tensor) and data.device.type == "cpu" and data.is_pinned():
+            source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
+            if target.type == "cuda" and source.dtype == dtype_:
+                return out.copy_(source, non_blocking=True) if out is not None else source.to(target, non_blocking=True)
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("strided_pinned_view_not_staged", fn)
+
+
+def pinned_input_restaged() -> Target:
+    """already pinned inputs are copied into a new pinned buffer again (wasted allocation and bandwidth)."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if isinstance(data, torch.Tensor) and data.device.type == "cpu" and data.is_pinned():
+            data = data.clone().pin_memory() if data.numel() else data.clone()
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("pinned_input_restaged", fn)
+
+
+_STAGING: dict[str, torch.Tensor] = {}
+
+
+def reused_staging_buffer() -> Target:
+    """one persistent pinned staging buffer, reused by the next call without waiting for the queued copy (a race)."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
+        if target.type != "cuda":
+            return R.async_tensor_h2d(data, device, dtype, out)
+        nbytes = source.numel() * torch.empty(0, dtype=dtype_).element_size()
+        buf = _STAGING.get("buf")
+        if buf is None or buf.numel() < nbytes:
+            buf = _STAGING["buf"] = torch.empty(max(nbytes, 1 << 20), dtype=torch.uint8, pin_memory=True)
+        staging = buf[:nbytes].view(dtype_).view(source.shape) if nbytes else torch.empty(source.shape, dtype=dtype_)
+        staging.copy_(source)
+        return out.copy_(staging, non_blocking=True) if out is not None else staging.to(target, non_blocking=True)
+
+    return _target("reused_staging_buffer", fn)
+
+
+def copy_on_default_stream() -> Target:
+    """the copy is enqueued on the default stream, not the caller's current stream (no ordering with its work)."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        target = out.device if out is not None else torch.device(device) if not isinstance(device, int) else torch.device("cuda", device)
+        if target.type == "cuda":
+            with torch.cuda.stream(torch.cuda.default_stream(target)):
+                return R.async_tensor_h2d(data, device, dtype, out)
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("copy_on_default_stream", fn)
+
+
+def synchronizing_copy() -> Target:
+    """the staged copy is followed by a stream synchronize ("to be safe"): every call waits for all queued work."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        result = R.async_tensor_h2d(data, device, dtype, out)
+        if result.device.type == "cuda":
+            torch.cuda.current_stream(result.device).synchronize()
+        return result
+
+    return _target("synchronizing_copy", fn)
+
+
+def device_index_ignored() -> Target:
+    """the device index is dropped ("cuda:1" -> "cuda"): data lands on the current device."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if device is not None and out is None:
+            dev = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
+            if dev.type == "cuda":
+                device = "cuda"
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("device_index_ignored", fn)
+
+
+MUTANTS: dict[str, Mutant] = {
+    m.name: m
+    for m in [
+        Mutant("broadcast_into_out", broadcast_into_out, ("out",)),
+        Mutant("dtype_mismatch_converted", dtype_mismatch_converted, ("dtype",)),
+        Mutant("dtype_not_from_out", dtype_not_from_out, ("bad-input",)),
+        Mutant("partial_write_before_error", partial_write_before_error, ("bad-input",)),
+        Mutant("cpu_result_aliases_input", cpu_result_aliases_input, ("no-alias",)),
+        Mutant("validation_by_assert", validation_by_assert, ("target",)),
+        Mutant("nan_into_int_unchecked", nan_into_int_unchecked, ("bad-input",)),
+        Mutant("empty_input_default_dtype", empty_input_default_dtype, ("values",)),
+        Mutant("cpu_variant_numpy_inference", cpu_variant_numpy_inference, ("cpu-path",)),
+        Mutant("copy_to_gpu_no_bounds_check", copy_to_gpu_no_bounds_check, ("buffer",)),
+        Mutant("copy_to_gpu_off_by_one", copy_to_gpu_off_by_one, ("buffer",)),
+        Mutant("negative_n_accepted", negative_n_accepted, ("buffer",)),
+        Mutant("n_beyond_capacity_clamped", n_beyond_capacity_clamped, ("buffer",)),
+        Mutant("copy_to_cpu_wrong_rows", copy_to_cpu_wrong_rows, ("buffer",)),
+        Mutant("numpy_view_is_a_copy", numpy_view_is_a_copy, ("buffer",)),
+        Mutant("pageable_tensor_not_staged", pageable_tensor_not_staged, ("staging", "non-blocking"), "cuda"),
+        Mutant("pageable_ndarray_not_staged", pageable_ndarray_not_staged, ("staging", "non-blocking"), "cuda"),
+        Mutant("strided_pinned_view_not_staged", strided_pinned_view_not_staged, ("staging", "non-blocking"), "cuda"),
+        Mutant("pinned_input_restaged", pinned_input_restaged, ("staging",), "cuda"),
+        Mutant("reused_staging_buffer", reused_staging_buffer, ("snapshot",), "cuda"),
+        Mutant("copy_on_default_stream", copy_on_default_stream, ("stream",), "cuda"),
+        Mutant("synchronizing_copy", synchronizing_copy, ("non-blocking",), "cuda"),
+        Mutant("device_index_ignored", device_index_ignored, ("stream",), "2gpu"),
+    ]
+}
