@@ -298,12 +298,12 @@ def check_buffer_hazard(target: Target, buffer: Any, n: int, *, busy_ms: float =
     assert_same_values(view, original, contract="snapshot", call=call + "  # .cpu overwritten after current_stream().synchronize()")
     if n == 0 or buffer.cpu[0].numel() == 0:
         return
-    new = buffer.cpu[:n].clone()
     busy(busy_ms, device)
     view = buffer.copy_to_gpu(n)
-    bits ^= mask
+    bits ^= mask  # rows rewritten while the copy is still queued behind the busy stream
+    overwritten = buffer.cpu[:n].clone()
     synchronize()
-    if not torch.equal(_bits(view.cpu()), _bits(new)):
+    if not torch.equal(_bits(view.cpu()), _bits(overwritten)):
         fail("snapshot", "rows of .cpu overwritten before the queued copy ran did not reach .gpu: the documented hazard (and zero-copy) does not hold", got="earlier values", expected="the overwritten values", call=call)
 
 

@@ -35,9 +35,18 @@ __all__ = [
 
 
 def synchronize(device: torch.device | None = None) -> None:
-    """Wait for all queued work on CUDA (no-op on CPU-only machines)."""
-    if torch.cuda.is_available():
-        torch.cuda.synchronize(device if device is not None and device.type == "cuda" else None)
+    """Wait for queued CUDA work: on ``device`` if it is a CUDA device, else on *every* visible device.
+
+    (``torch.cuda.synchronize()`` alone waits for the current device only: work queued
+    on ``cuda:1`` by a cross-device contract would still be running.) No-op without CUDA.
+    """
+    if not torch.cuda.is_available():
+        return
+    if device is not None and device.type == "cuda":
+        torch.cuda.synchronize(device)
+        return
+    for index in range(torch.cuda.device_count()):
+        torch.cuda.synchronize(index)
 
 
 def raw_storage(t: torch.Tensor) -> torch.Tensor:
