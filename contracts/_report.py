@@ -31,8 +31,17 @@ class NotApplicable(unittest.SkipTest):
     """
 
 
-def _short_list(values: list) -> str:
-    text = repr(values)
+def _literal(value: Any) -> str:
+    """Python source for a (nested) list of numbers; NaN and inf become float('nan') / float('inf')."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return f"float('{value}')"
+    return repr(value)
+
+
+def _short_list(values: Any) -> str:
+    text = _literal(values)
     return text if len(text) <= 400 else text[:397] + "...]"
 
 
@@ -44,7 +53,7 @@ def repro_value(obj: Any) -> str:
         host = obj.detach().cpu()
         float8 = "float8" in str(obj.dtype)
         vals = host.view(torch.uint8).tolist() if float8 else host.tolist()
-        text = _short_list(vals) if isinstance(vals, list) else repr(vals)
+        text = _short_list(vals)
         if float8:
             base = f"torch.tensor({text}, dtype=torch.uint8).view({obj.dtype})"
         else:
@@ -62,10 +71,15 @@ def repro_value(obj: Any) -> str:
             notes.append(f"strides {obj.stride()}")
         if obj.storage_offset():
             notes.append(f"storage offset {obj.storage_offset()}")
+        if obj.numel() == 0 and obj.dim() != 1:
+            base += f".reshape{tuple(obj.shape)}"  # an empty nested list loses the shape
         return base + (f"  # {', '.join(notes)}" if notes else "")
     if isinstance(obj, np.ndarray):
         if obj.dtype.kind in "biufc":
-            base = f"np.array({_short_list(obj.tolist()) if obj.ndim else obj.item()!r}, dtype='{obj.dtype.str}')"
+            text = _short_list(obj.tolist() if obj.ndim else obj.item())
+            base = f"np.array({text}, dtype='{obj.dtype.str}')"
+            if obj.size == 0 and obj.ndim != 1:
+                base += f".reshape({obj.shape})"
         else:
             base = f"np.array({obj.tolist()!r}, dtype='{obj.dtype.str}')"
         notes = []
@@ -76,6 +90,8 @@ def repro_value(obj: Any) -> str:
         return base + (f"  # {', '.join(notes)}" if notes else "")
     if isinstance(obj, list):
         return _short_list(obj)
+    if isinstance(obj, float):
+        return _literal(obj)
     if isinstance(obj, torch.dtype):
         return str(obj)
     if isinstance(obj, torch.device):

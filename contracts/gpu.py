@@ -17,12 +17,12 @@ H200, a staged one returned in 0.2-1.3 ms at every size up to 64 MB (DESIGN.md).
 
 from __future__ import annotations
 
-import copy
 import statistics
 import time
 import warnings
 from typing import Any, Callable
 
+import numpy as np
 import torch
 
 from ._report import NotApplicable, fail, repro_call, repro_value
@@ -206,8 +206,7 @@ def check_back_to_back(target: Target, data: Any, kwargs: dict[str, Any], *, bus
     """
     device = resolve_device(kwargs)
     requires_cuda(target, "snapshot", device)
-    second = copy.deepcopy(data) if not isinstance(data, torch.Tensor) else _clone_like(data)
-    _mutate(second)
+    second = _complement(data)
     kwargs2 = dict(kwargs)
     if kwargs.get("out") is not None:
         kwargs2["out"] = kwargs["out"].clone()
@@ -223,12 +222,21 @@ def check_back_to_back(target: Target, data: Any, kwargs: dict[str, Any], *, bus
     assert_same_values(r2, exp2, contract="snapshot", call=repro_call(second, kwargs2) + "  # the second of two back-to-back calls")
 
 
-def _clone_like(t: torch.Tensor) -> torch.Tensor:
-    """A copy of ``t`` with the same strides and pinned-ness (``Tensor.clone`` keeps strides only when dense)."""
-    pinned = t.is_pinned()
-    store = torch.empty(t.untyped_storage().nbytes(), dtype=torch.uint8, pin_memory=pinned)
-    store.copy_(torch.empty(0, dtype=torch.uint8).set_(t.untyped_storage()))
-    return torch.empty(0, dtype=t.dtype).set_(store.untyped_storage(), t.storage_offset(), t.shape, t.stride())
+def _complement(data: Any) -> Any:
+    """Data of the same kind, shape and dtype whose every element differs from ``data``'s: ``x == 0``.
+
+    0 and 1 are representable in every dtype, so the result stays a valid input for
+    whatever target dtype ``data`` was valid for (a bit flip would not: int16 0x5A5A
+    does not fit a uint8 ``out``).
+    """
+    if isinstance(data, torch.Tensor):
+        zero = data.to(torch.float64) == 0
+        return zero if data.dtype is torch.bool else zero.to(torch.float64).to(data.dtype)
+    if isinstance(data, np.ndarray):
+        return (data == 0).astype(data.dtype.newbyteorder("="))
+    if isinstance(data, list):
+        return [_complement(v) if isinstance(v, list) else type(v)(v == 0) for v in data]
+    return type(data)(data == 0)
 
 
 def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:

@@ -222,6 +222,8 @@ def negative_n_accepted() -> Target:
         def _rows(self, n):
             if n is None:
                 return None
+            if isinstance(n, bool):
+                raise TypeError(f"n must be an int, got {n!r}")
             n = operator.index(n)
             if n > self.capacity:
                 raise IndexError(f"n={n} > capacity {self.capacity}")
@@ -237,6 +239,8 @@ def n_beyond_capacity_clamped() -> Target:
         def _rows(self, n):
             if n is None:
                 return None
+            if isinstance(n, bool):
+                raise TypeError(f"n must be an int, got {n!r}")
             n = operator.index(n)
             if n < 0:
                 raise IndexError(f"n={n} is negative")

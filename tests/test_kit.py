@@ -1,0 +1,160 @@
+"""Meta-tests of the kit's own helpers: strategies, assertions, reproductions, target loading."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+import strategies as hs
+from contracts import ContractViolation, NotApplicable, Target, load_target
+from contracts import properties as P
+from contracts._report import repro_call, repro_value
+from contracts.errors import BAD_INPUT_KINDS
+from contracts.oracle import assert_same_values
+
+pytestmark = pytest.mark.meta
+
+
+# --------------------------------------------------------------------------- assertions
+
+
+def test_assert_same_values_passes_on_equal_and_nan():
+    a = torch.tensor([1.0, float("nan"), -0.0])
+    assert_same_values(a, a.clone(), contract="values", call="c")
+
+
+@pytest.mark.parametrize(
+    "actual, expected",
+    [
+        (torch.tensor([0.0]), torch.tensor([-0.0])),  # signed zero: assert_close forgives it
+        (torch.tensor([1, 2]), torch.tensor([1, 3])),
+        (torch.tensor([1], dtype=torch.int32), torch.tensor([1], dtype=torch.int64)),
+        (torch.tensor([1]), torch.tensor([[1]])),
+    ],
+)
+def test_assert_same_values_raises(actual, expected):
+    with pytest.raises(ContractViolation, match=r"^\[values\]"):
+        assert_same_values(actual, expected, contract="values", call="c")
+
+
+def test_assert_same_values_float8_bits():
+    dt = hs.FLOAT8_DTYPES[0]
+    a = torch.tensor([1, 2], dtype=torch.uint8).view(dt)
+    b = torch.tensor([1, 3], dtype=torch.uint8).view(dt)
+    assert_same_values(a, a.clone(), contract="values", call="c")
+    with pytest.raises(ContractViolation):
+        assert_same_values(a, b, contract="values", call="c")
+
+
+@given(data=hs.host_data(kinds=("list", "ndarray", "tensor")))
+@settings(max_examples=30, deadline=None)
+def test_repro_value_rebuilds_values(data):
+    """The reproduction printed in a failure evaluates to the same values."""
+    source = repro_value(data).split("  #")[0]
+    assume("...]" not in source)  # long values are abbreviated on purpose
+    rebuilt = eval(source, {"torch": torch, "np": np})  # noqa: S307 - our own printed source
+    if isinstance(data, torch.Tensor):
+        assert isinstance(rebuilt, torch.Tensor) and rebuilt.dtype == data.dtype and rebuilt.shape == data.shape
+        assert torch.equal(rebuilt.contiguous().view(torch.uint8), data.contiguous().view(torch.uint8))
+    else:
+        want, got = np.asarray(data), np.asarray(rebuilt)
+        assert got.shape == want.shape and got.dtype.kind == want.dtype.kind
+        assert np.array_equal(got, want, equal_nan=want.dtype.kind in "fc")
+
+
+def test_repro_call_names_strides():
+    t = torch.arange(6, dtype=torch.int32).view(2, 3).t()
+    text = repro_call(t, {"device": torch.device("cpu")})
+    assert text.startswith("async_tensor_h2d(torch.tensor(") and "strides (1, 3)" in text
+
+
+# --------------------------------------------------------------------------- strategies
+
+
+@given(t=hs.cpu_tensors(layout="transposed", shape=hs.shapes(min_dims=2, min_side=2)))
+@settings(max_examples=20, deadline=None)
+def test_transposed_layout_is_not_contiguous(t):
+    assert not t.is_contiguous()
+
+
+@given(a=hs.numpy_arrays(layout="reversed", shape=hs.shapes(min_dims=1, min_side=2)))
+@settings(max_examples=20, deadline=None)
+def test_reversed_arrays_have_negative_strides(a):
+    assert a.strides[0] < 0
+
+
+@given(a=hs.numpy_arrays(layout="byteswapped", dtype=torch.int32))
+@settings(max_examples=10, deadline=None)
+def test_byteswapped_arrays_are_non_native(a):
+    assert not a.dtype.isnative
+
+
+@pytest.mark.skipif(not hs.pinning_available(), reason="pinned memory is unavailable on this machine (CPU-only torch)")
+@given(t=hs.cpu_tensors(pinned=True, shape=hs.shapes(min_dims=1, min_side=1)))
+@settings(max_examples=20, deadline=None)
+def test_pinned_tensors_are_pinned_in_every_layout(t):
+    assert t.is_pinned()
+
+
+@pytest.mark.skipif(hs.pinning_available(), reason="pinning is available: the refusal is for CPU-only machines")
+def test_pinned_request_refused_without_pinning():
+    @given(t=hs.cpu_tensors(pinned=True))
+    def draw(t):
+        pass
+
+    with pytest.raises(ValueError, match="pinned=True"):
+        draw()
+
+
+@given(call=hs.h2d_calls(torch.device("cpu"), out=True, dtype=False))
+@settings(max_examples=30, deadline=None)
+def test_out_buffers_match_the_data(call):
+    shape = tuple(call.data.shape) if isinstance(call.data, torch.Tensor) else np.shape(call.data)
+    assert tuple(call.kwargs["out"].shape) == tuple(shape)
+
+
+@pytest.mark.parametrize("kind", sorted(BAD_INPUT_KINDS))
+@given(data=st.data())
+@settings(max_examples=3, deadline=None)
+def test_every_bad_input_kind_is_generated(kind, data):
+    bad = data.draw(hs.bad_inputs(torch.device("cpu"), kinds=(kind,)))
+    assert bad.kind == kind and bad.raises is BAD_INPUT_KINDS[kind]
+
+
+@given(n=hs.row_counts(5, valid=False))
+def test_invalid_row_counts_are_invalid(n):
+    assert n < 0 or n > 5
+
+
+# --------------------------------------------------------------------------- targets
+
+
+def test_unknown_target_names_the_option():
+    with pytest.raises(ValueError, match="--h2d-impl"):
+        load_target("no-such-target")
+
+
+def test_target_rejects_unknown_capability():
+    with pytest.raises(ValueError, match="unknown capabilities"):
+        Target(name="x", async_tensor_h2d=lambda d, **k: d, capabilities=frozenset({"teleport"}))
+
+
+def test_user_adapter_example_runs_the_contracts():
+    """examples/fork_adapter.py (old vLLM signature, no out) loads and is checked like any target.
+
+    Lists pass the values contract; a byte-swapped array (``torch.tensor`` refuses
+    non-native byte order) is a real finding against that adapter; the out contracts
+    are not applicable since it declares no "out" capability.
+    """
+    from contracts.h2d import check_values
+
+    target = load_target("examples.fork_adapter:target")
+    assert target.name == "example-fork"
+    check_values(target, [[1, 2], [3, 4]], {"device": torch.device("cpu")})
+    with pytest.raises(ContractViolation, match="byte order"):
+        check_values(target, np.arange(3, dtype=">i4"), {"device": torch.device("cpu")})
+    with pytest.raises(NotApplicable):
+        P.prop_out_written(target, torch.device("cpu"))
