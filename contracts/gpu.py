@@ -155,14 +155,16 @@ def check_non_blocking(target: Target, data: Any, kwargs: dict[str, Any], *, bus
     device = resolve_device(kwargs)
     requires_cuda(target, "non-blocking", device)
     call = repro_call(data, kwargs)
+    expected = expected_tensor(data, resolve_dtype(data, kwargs))
     call_valid("non-blocking", target, data, kwargs)
     synchronize()
     done = busy(busy_ms, device)
     t0 = time.perf_counter()
-    call_valid("non-blocking", target, data, kwargs)
+    result = call_valid("non-blocking", target, data, kwargs)
     host_ms = (time.perf_counter() - t0) * 1e3
     still_busy = not done.query()
     synchronize()
+    assert_same_values(result, expected, contract="non-blocking", call=call)  # fast and right
     limit = NONBLOCKING_FRACTION * busy_ms
     if host_ms > limit or not still_busy:
         fail(

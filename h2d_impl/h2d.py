@@ -9,6 +9,7 @@ written when a call fails.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import torch
@@ -23,16 +24,22 @@ from ._host import (
 
 __all__ = ["async_tensor_h2d", "async_tensor_h2d_cpu"]
 
+@functools.lru_cache(maxsize=128)
+def _parse_device(device: torch.device | str | int) -> torch.device:
+    """Parse a device spelling once (``torch.device(str)`` costs ~1 us a call); cached."""
+    return torch.device(device) if not isinstance(device, int) else torch.device("cuda", device)
+
+
 def _resolve_device(device: Any, name: str = "device") -> torch.device:
     """Parse ``device`` and give CUDA devices an explicit index (the current device)."""
     if isinstance(device, bool) or not isinstance(device, (torch.device, str, int)):
         raise TypeError(f"{name} must be a torch.device, str or int, got {device!r}")
     try:
-        dev = torch.device(device) if not isinstance(device, int) else torch.device("cuda", device)
+        dev = _parse_device(device)
     except (RuntimeError, ValueError) as exc:
         raise ValueError(f"{name}={device!r} is not a valid device string") from exc
     if dev.type == "cpu":
-        return torch.device("cpu")
+        return _CPU
     if dev.type != "cuda":
         raise ValueError(f"{name}={dev} is not supported: the target must be 'cpu' or a CUDA device")
     if not torch.cuda.is_available():
@@ -40,7 +47,10 @@ def _resolve_device(device: Any, name: str = "device") -> torch.device:
     index = torch.cuda.current_device() if dev.index is None else dev.index
     if not 0 <= index < torch.cuda.device_count():
         raise ValueError(f"{name}={dev} but only {torch.cuda.device_count()} CUDA device(s) are visible")
-    return torch.device("cuda", index)
+    return dev if dev.index is not None else torch.device("cuda", index)
+
+
+_CPU = torch.device("cpu")
 
 
 def _check_out(out: Any) -> None:
@@ -112,6 +122,35 @@ def _zero_copy_ok(data: Any, source: torch.Tensor, dtype: torch.dtype) -> bool:
     )
 
 
+#: Staged payloads of at least this many bytes are copied in chunks (pipelined: the DMA
+#: of chunk i overlaps the host copy of chunk i+1). Chosen from bench/h2d_bench.py runs on
+#: the H200 (reports/bench/): see README "Performance".
+PIPELINE_MIN_BYTES = 16 << 20
+#: Chunk size of the pipelined staging path, in bytes.
+CHUNK_BYTES = 4 << 20
+
+
+def _copy_chunked(source: torch.Tensor, dtype: torch.dtype, dst: torch.Tensor, chunk_bytes: int) -> torch.Tensor:
+    """Stage ``source`` into ``dst`` (a contiguous CUDA tensor) chunk by chunk along dim 0.
+
+    Each chunk is converted into its own pinned block from the caching host allocator
+    and copied with ``non_blocking=True`` on ``dst``'s device's current stream; the host
+    never waits: a block whose copy is still queued is simply not handed out again.
+    """
+    if source.is_contiguous():
+        src, dst_view = source.reshape(-1), dst.view(-1)
+    else:
+        src, dst_view = source, dst
+    row_bytes = max(1, (src[0].numel() if src.dim() > 1 else 1) * dtype.itemsize)
+    step = max(1, chunk_bytes // row_bytes)
+    for start in range(0, src.shape[0], step):
+        piece = src[start : start + step]
+        staging = torch.empty(piece.shape, dtype=dtype, pin_memory=True)
+        staging.copy_(piece)
+        dst_view[start : start + step].copy_(staging, non_blocking=True)
+    return dst
+
+
 def async_tensor_h2d(
     data: Any,
     device: torch.device | str | int | None = None,
@@ -145,7 +184,10 @@ def async_tensor_h2d(
           into a fresh contiguous pinned buffer (converted to the target dtype on the
           host), then copied with ``non_blocking=True`` on the target device's current
           stream. The source may be overwritten as soon as the call returns (the copy
-          reads the staging buffer, a snapshot).
+          reads the staging buffer, a snapshot). Payloads of ``PIPELINE_MIN_BYTES``
+          (16 MiB) or more going to a contiguous destination are staged and copied in
+          ``CHUNK_BYTES`` (4 MiB) chunks, so the DMA of one chunk overlaps the host copy
+          of the next; the host still never waits on the stream.
         - A CPU tensor that is already pinned, contiguous and of the target dtype is
           *not* copied again: the DMA reads it directly. Hazard, as in vLLM: do not
           write to it until the copy has completed; wait with
@@ -169,16 +211,38 @@ def async_tensor_h2d(
 
         On any exception nothing has been written: ``out`` is untouched.
     """
+    return _async_h2d(data, device, dtype, out, chunk_bytes=CHUNK_BYTES, min_bytes=PIPELINE_MIN_BYTES)
+
+
+def _async_h2d(
+    data: Any, device: Any, dtype: Any, out: Any, *, chunk_bytes: int | None, min_bytes: int = PIPELINE_MIN_BYTES
+) -> torch.Tensor:
+    """:func:`async_tensor_h2d` with the chunking knobs exposed (``chunk_bytes=None``: one staging buffer).
+
+    For benchmarks (chunked vs single staging in one run) and for tests that drive the
+    chunked path with small inputs.
+    """
     source, dtype, target = _prepare(data, device, dtype, out, cpu_only=False)
     if target.type == "cpu":
         if out is not None:
             return out.copy_(source)
         return _stage(source, dtype, pin=False)
-    if not _zero_copy_ok(data, source, dtype):
-        source = _stage(source, dtype, pin=pin_memory_available())
+    if _zero_copy_ok(data, source, dtype):
+        return out.copy_(source, non_blocking=True) if out is not None else source.to(target, non_blocking=True)
+    pin = pin_memory_available()
+    if (
+        pin
+        and chunk_bytes
+        and source.dim() >= 1
+        and source.numel() * dtype.itemsize >= min_bytes
+        and (out is None or out.is_contiguous())
+    ):
+        dst = out if out is not None else torch.empty(source.shape, dtype=dtype, device=target)
+        return _copy_chunked(source, dtype, dst, chunk_bytes)
+    staged = _stage(source, dtype, pin=pin)
     if out is not None:
-        return out.copy_(source, non_blocking=True)
-    return source.to(target, non_blocking=True)
+        return out.copy_(staged, non_blocking=True)
+    return staged.to(target, non_blocking=True)
 
 
 def async_tensor_h2d_cpu(
