@@ -22,6 +22,8 @@ CATALOGUE = (
     "buffer",
     "cpu-path",
     "bad-input",
+    "concurrency",
+    "hygiene",
 )
 
 __all__ = [

@@ -34,7 +34,7 @@ from .target import Target
 __all__ = ["PROPERTIES", "GPU_CONTRACTS", "run_property"]
 
 #: Contracts that only mean something on CUDA.
-GPU_CONTRACTS = frozenset({"staging", "non-blocking", "snapshot", "stream"})
+GPU_CONTRACTS = frozenset({"staging", "non-blocking", "snapshot", "stream", "hygiene"})
 
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
@@ -432,6 +432,28 @@ def prop_cross_device(target: Target, device: torch.device, **overrides: Any) ->
     _run(body, overrides, cap=10)
 
 
+# --------------------------------------------------------------------------- reliability
+
+
+def prop_concurrency(target: Target, device: torch.device, **overrides: Any) -> None:
+    """concurrency: 8 threads x 10,000 calls, own streams (CUDA) / the host; every result right.
+
+    Not a Hypothesis property: the inputs are fixed (``reliability.mixed_inputs``);
+    ``overrides`` may set ``threads`` and ``calls``.
+    """
+    from . import reliability
+
+    _device_ok(target, device, "concurrency")
+    reliability.check_concurrent_calls(target, device, threads=overrides.get("threads", 8), calls=overrides.get("calls", 10_000))
+
+
+def prop_hygiene(target: Target, device: torch.device, **overrides: Any) -> None:
+    """hygiene: 100,000 mixed calls leave pinned host and device memory at their warm-up peak (CUDA only)."""
+    from . import reliability
+
+    reliability.check_resource_hygiene(target, device, calls=overrides.get("calls", 100_000), warmup=overrides.get("warmup", 10_000))
+
+
 #: catalogue id -> properties that check it.
 PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
     "values": (prop_values, prop_values_zero_length),
@@ -446,6 +468,8 @@ PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
     "non-blocking": (prop_non_blocking,),
     "snapshot": (prop_snapshot, prop_back_to_back, prop_pinned_hazard, prop_buffer_hazard),
     "stream": (prop_stream, prop_cross_device),
+    "concurrency": (prop_concurrency,),
+    "hygiene": (prop_hygiene,),
 }
 
 

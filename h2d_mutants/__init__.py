@@ -387,6 +387,40 @@ def device_index_ignored() -> Target:
     return _target("device_index_ignored", fn)
 
 
+_SCRATCH: dict[str, torch.Tensor] = {}
+
+
+def shared_scratch_buffer() -> Target:
+    """the host path reuses one module-level scratch tensor with no lock: concurrent callers read each other's data."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
+        nbytes = source.numel() * dtype_.itemsize
+        scratch = _SCRATCH.get("buf")
+        if scratch is None or scratch.numel() < nbytes:
+            scratch = _SCRATCH["buf"] = torch.empty(max(nbytes, 1 << 16), dtype=torch.uint8)
+        staging = scratch[:nbytes].view(dtype_).view(source.shape)
+        staging.copy_(source)
+        result = staging.to(target, non_blocking=False, copy=True)
+        return out.copy_(result) if out is not None else result
+
+    return _target("shared_scratch_buffer", fn)
+
+
+_KEPT: list[torch.Tensor] = []
+
+
+def results_kept_alive() -> Target:
+    """a debugging cache left in: every result is appended to a module-level list, so device memory grows per call."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        result = R.async_tensor_h2d(data, device, dtype, out)
+        _KEPT.append(result)
+        return result
+
+    return _target("results_kept_alive", fn)
+
+
 MUTANTS: dict[str, Mutant] = {
     m.name: m
     for m in [
@@ -413,5 +447,7 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("copy_on_default_stream", copy_on_default_stream, ("stream",), "cuda"),
         Mutant("synchronizing_copy", synchronizing_copy, ("non-blocking",), "cuda"),
         Mutant("device_index_ignored", device_index_ignored, ("stream",), "2gpu"),
+        Mutant("shared_scratch_buffer", shared_scratch_buffer, ("concurrency",)),
+        Mutant("results_kept_alive", results_kept_alive, ("hygiene",), "cuda"),
     ]
 }

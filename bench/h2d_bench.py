@@ -1,0 +1,301 @@
+"""Side-by-side H2D benchmark: every pattern measured in one run on one GPU.
+
+Patterns (each a function ``(payload, device) -> device tensor``):
+
+- ``reference``: ``h2d_impl.async_tensor_h2d`` (chunked pipelined staging >= 16 MiB)
+- ``reference_single``: the reference with one staging buffer (chunking off), for comparison
+- ``naive``: ``tensor.to(device, non_blocking=True)`` from pageable memory
+- ``pin_memory``: ``tensor.pin_memory().to(device, non_blocking=True)``
+- ``alloc_pinned``: ``torch.empty(..., pin_memory=True).copy_(t).to(device, non_blocking=True)``
+- ``buffer_floor``: a preallocated pinned ``CpuGpuBuffer``: ``copy_to_gpu(n)`` (data already in ``.cpu``)
+- ``vllm``: vLLM's ``async_tensor_h2d`` when vllm is importable
+
+Measurements (host time with ``time.perf_counter_ns``, device time with CUDA events,
+warm-up first, medians over many runs):
+
+- (a) host time per call on an idle stream, lists / arrays / tensors of 1..4096 elements;
+- (b) host time per call with ~100 ms of spin work queued on the stream, 4 KB..256 MB;
+- (c) steady-state end-to-end throughput, 1 MB..1 GB, against the pinned DMA
+  bandwidth measured in the same run (the physical limit on that link).
+
+Usage: python3 bench/h2d_bench.py --out reports/bench [--quick]
+Writes results.json, results.md (tables with ratios), h2d_bench.png and profile.txt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import statistics
+import sys
+import time
+from typing import Any, Callable
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import h2d_impl  # noqa: E402
+from h2d_impl import h2d as R  # noqa: E402
+
+Pattern = Callable[[Any, torch.device], torch.Tensor]
+
+
+def _as_tensor(payload: Any) -> torch.Tensor:
+    if isinstance(payload, torch.Tensor):
+        return payload
+    if isinstance(payload, np.ndarray):
+        return torch.from_numpy(payload)
+    return torch.tensor(payload)
+
+
+def patterns() -> dict[str, Pattern]:
+    pats: dict[str, Pattern] = {
+        "reference": lambda p, d: h2d_impl.async_tensor_h2d(p, d),
+        "reference_single": lambda p, d: R._async_h2d(p, d, None, None, chunk_bytes=None),
+        "naive": lambda p, d: _as_tensor(p).to(d, non_blocking=True),
+        "pin_memory": lambda p, d: _as_tensor(p).pin_memory().to(d, non_blocking=True),
+        "alloc_pinned": lambda p, d: (lambda t: torch.empty(t.shape, dtype=t.dtype, pin_memory=True).copy_(t).to(d, non_blocking=True))(_as_tensor(p)),
+    }
+    try:  # a downstream target, when installed
+        from vllm.utils.torch_utils import async_tensor_h2d as vllm_h2d  # type: ignore
+
+        pats["vllm"] = lambda p, d: vllm_h2d(p, d)
+    except Exception:  # noqa: BLE001 - vllm absent or not importable: measured only where it is
+        pass
+    return pats
+
+
+def cycles_per_ms(device: torch.device) -> float:
+    with torch.cuda.device(device):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        torch.cuda._sleep(1_000_000)
+        e.record()
+        e.synchronize()
+        return 1_000_000 / s.elapsed_time(e)
+
+
+def payload(kind: str, n: int) -> Any:
+    """n int32 elements as a list, an ndarray or a pageable tensor."""
+    if kind == "list":
+        return list(range(n))
+    if kind == "ndarray":
+        return np.arange(n, dtype=np.int32)
+    return torch.arange(n, dtype=torch.int32)
+
+
+def host_us(fn: Callable[[], Any], iters: int, device: torch.device) -> float:
+    """Median host time of one call in microseconds; syncs every 64 calls, outside the timing."""
+    for _ in range(min(100, iters)):
+        fn()
+    torch.cuda.synchronize(device)
+    times = []
+    for i in range(iters):
+        t0 = time.perf_counter_ns()
+        fn()
+        times.append(time.perf_counter_ns() - t0)
+        if i % 64 == 63:
+            torch.cuda.synchronize(device)
+    torch.cuda.synchronize(device)
+    return statistics.median(times) / 1e3
+
+
+def bench_small(device: torch.device, pats: dict[str, Pattern], sizes: list[int], iters: int) -> list[dict]:
+    rows = []
+    for n in sizes:
+        buf = h2d_impl.CpuGpuBuffer(max(n, 1), dtype=torch.int32, device=device, pin_memory=True)
+        buf.cpu.copy_(torch.arange(max(n, 1), dtype=torch.int32))
+        floor = host_us(lambda: buf.copy_to_gpu(n), iters, device)
+        raw_floor = host_us(lambda: buf.gpu[:n].copy_(buf.cpu[:n], non_blocking=True), iters, device)
+        for kind in ("list", "ndarray", "tensor"):
+            data = payload(kind, n)
+            row = {"n": n, "kind": kind, "buffer_floor": floor, "raw_slice_copy": raw_floor}
+            for name, fn in pats.items():
+                if name == "reference_single":
+                    continue  # identical to reference below the chunking threshold
+                row[name] = host_us(lambda: fn(data, device), iters, device)
+            rows.append(row)
+            print(f"(a) n={n:5d} {kind:8s} " + " ".join(f"{k}={v:.1f}" for k, v in row.items() if isinstance(v, float)), flush=True)
+    return rows
+
+
+def bench_busy(device: torch.device, pats: dict[str, Pattern], sizes: list[int], busy_ms: float, reps: int) -> list[dict]:
+    cpm = cycles_per_ms(device)
+    rows = []
+    for nbytes in sizes:
+        n = nbytes // 4
+        data = torch.arange(n, dtype=torch.int32)
+        row: dict[str, Any] = {"bytes": nbytes}
+        buf = h2d_impl.CpuGpuBuffer(n, dtype=torch.int32, device=device, pin_memory=True)
+        cases = dict(pats)
+        cases["buffer_floor"] = lambda p, d: buf.copy_to_gpu(n)
+        for name, fn in cases.items():
+            fn(data, device)  # warm-up: the caching host allocator then holds blocks of the size
+            torch.cuda.synchronize(device)
+            samples = []
+            for _ in range(reps):
+                torch.cuda.synchronize(device)
+                with torch.cuda.device(device):
+                    torch.cuda._sleep(int(busy_ms * cpm))
+                t0 = time.perf_counter_ns()
+                fn(data, device)
+                samples.append((time.perf_counter_ns() - t0) / 1e6)
+                torch.cuda.synchronize(device)
+            row[name] = statistics.median(samples)
+        rows.append(row)
+        print(f"(b) {nbytes:>11d} B busy {busy_ms:.0f} ms: " + " ".join(f"{k}={v:.2f}ms" for k, v in row.items() if k != "bytes"), flush=True)
+    return rows
+
+
+def pinned_dma_gbps(device: torch.device, nbytes: int, reps: int = 10) -> float:
+    src = torch.empty(nbytes, dtype=torch.uint8, pin_memory=True)
+    dst = torch.empty(nbytes, dtype=torch.uint8, device=device)
+    for _ in range(3):
+        dst.copy_(src, non_blocking=True)
+    torch.cuda.synchronize(device)
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    for _ in range(reps):
+        dst.copy_(src, non_blocking=True)
+    e.record()
+    e.synchronize()
+    return reps * nbytes / (s.elapsed_time(e) / 1e3) / 1e9
+
+
+def bench_throughput(device: torch.device, pats: dict[str, Pattern], sizes: list[int], total_bytes: int) -> tuple[list[dict], dict[int, float]]:
+    rows = []
+    limits = {}
+    for nbytes in sizes:
+        limits[nbytes] = pinned_dma_gbps(device, min(nbytes, 256 << 20))
+        data = torch.arange(nbytes // 4, dtype=torch.int32)
+        calls = max(3, total_bytes // nbytes)
+        row: dict[str, Any] = {"bytes": nbytes, "calls": calls, "pinned_dma_limit": limits[nbytes]}
+        for name, fn in pats.items():
+            for _ in range(3):
+                fn(data, device)
+            torch.cuda.synchronize(device)
+            t0 = time.perf_counter()
+            keep = [fn(data, device) for _ in range(min(calls, 4))]  # hold a few results: no early reuse
+            for _ in range(calls - len(keep)):
+                fn(data, device)
+            torch.cuda.synchronize(device)
+            row[name] = calls * nbytes / (time.perf_counter() - t0) / 1e9
+            del keep
+        rows.append(row)
+        print(f"(c) {nbytes:>11d} B x{calls}: limit {limits[nbytes]:.1f} GB/s " + " ".join(f"{k}={v:.1f}" for k, v in row.items() if k not in ("bytes", "calls", "pinned_dma_limit")), flush=True)
+    return rows, limits
+
+
+def profile_reference(device: torch.device, nbytes: int, path: str) -> None:
+    from torch.profiler import ProfilerActivity, profile
+
+    data = torch.arange(nbytes // 4, dtype=torch.int32)
+    for _ in range(2):
+        h2d_impl.async_tensor_h2d(data, device)
+    torch.cuda.synchronize(device)
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        for _ in range(3):
+            h2d_impl.async_tensor_h2d(data, device)
+        torch.cuda.synchronize(device)
+    with open(path, "w") as fh:
+        fh.write(f"torch.profiler, reference async_tensor_h2d, 3 calls of {nbytes >> 20} MiB pageable int32 -> {device}\n\n")
+        fh.write(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=15))
+        fh.write("\n\nCUDA time:\n")
+        fh.write(prof.key_averages().table(sort_by="self_device_time_total", row_limit=10))
+
+
+def write_markdown(res: dict, path: str) -> None:
+    L = [f"# H2D benchmark, {res['gpu']}", "", f"- date (UTC): {res['date']}", f"- torch {res['torch']} (CUDA {res['cuda']}), python {res['python']}", f"- command: `{res['command']}`", ""]
+    names = [n for n in res["patterns"] if n != "reference_single"]
+    L += ["## (a) host time per call, idle stream (us, median; ratio to the CpuGpuBuffer.copy_to_gpu floor)", ""]
+    L += ["| n | kind | floor | " + " | ".join(names) + " |", "|---|---|---|" + "---|" * len(names)]
+    for r in res["small"]:
+        cells = [f"{r[n]:.1f} ({r[n] / r['buffer_floor']:.1f}x)" for n in names]
+        L.append(f"| {r['n']} | {r['kind']} | {r['buffer_floor']:.1f} | " + " | ".join(cells) + " |")
+    bnames = list(res["patterns"]) + ["buffer_floor"]
+    L += ["", f"## (b) host time per call with {res['busy_ms']:.0f} ms queued on the stream (ms, median of {res['busy_reps']})", ""]
+    L += ["| bytes | " + " | ".join(bnames) + " |", "|---|" + "---|" * len(bnames)]
+    for r in res["busy"]:
+        L.append(f"| {r['bytes']:,} | " + " | ".join(f"{r[n]:.2f}" for n in bnames) + " |")
+    L += ["", "## (c) steady-state throughput (GB/s; ratio to the pinned DMA limit measured in this run)", ""]
+    L += ["| bytes | limit | " + " | ".join(res["patterns"]) + " |", "|---|---|" + "---|" * len(res["patterns"])]
+    for r in res["throughput"]:
+        lim = r["pinned_dma_limit"]
+        L.append(f"| {r['bytes']:,} | {lim:.1f} | " + " | ".join(f"{r[n]:.1f} ({r[n] / lim:.0%})" for n in res["patterns"]) + " |")
+    with open(path, "w") as fh:
+        fh.write("\n".join(L) + "\n")
+
+
+def plot(res: dict, path: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(18, 5))
+    ax = axes[0]
+    for name in [n for n in res["patterns"] if n != "reference_single"] + ["buffer_floor"]:
+        pts = [(r["n"], r[name]) for r in res["small"] if r["kind"] == "tensor"]
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
+    ax.set(xscale="log", yscale="log", xlabel="int32 elements (tensor input)", ylabel="host us / call (median)", title="(a) idle stream")
+    ax.legend(fontsize=8)
+    ax = axes[1]
+    for name in list(res["patterns"]) + ["buffer_floor"]:
+        ax.plot([r["bytes"] for r in res["busy"]], [r[name] for r in res["busy"]], marker="o", label=name)
+    ax.axhline(res["busy_ms"], color="gray", ls="--", lw=0.8)
+    ax.set(xscale="log", yscale="log", xlabel="bytes", ylabel="host ms / call", title=f"(b) {res['busy_ms']:.0f} ms queued on the stream")
+    ax.legend(fontsize=8)
+    ax = axes[2]
+    for name in res["patterns"]:
+        ax.plot([r["bytes"] for r in res["throughput"]], [r[name] for r in res["throughput"]], marker="o", label=name)
+    ax.plot([r["bytes"] for r in res["throughput"]], [r["pinned_dma_limit"] for r in res["throughput"]], "k--", label="pinned DMA limit")
+    ax.set(xscale="log", xlabel="bytes", ylabel="GB/s", title="(c) steady-state throughput")
+    ax.legend(fontsize=8)
+    fig.suptitle(f"H2D patterns on {res['gpu']}, torch {res['torch']}, {res['date'][:10]}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", default="reports/bench")
+    ap.add_argument("--quick", action="store_true", help="fewer sizes and iterations (smoke test)")
+    args = ap.parse_args()
+    if not torch.cuda.is_available():
+        print("needs a CUDA device", file=sys.stderr)
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+    device = torch.device("cuda", torch.cuda.current_device())
+    pats = patterns()
+    small_sizes = [1, 16, 256, 4096] if not args.quick else [1, 256]
+    busy_sizes = [4 << 10, 64 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20] if not args.quick else [4 << 10, 16 << 20]
+    tp_sizes = [1 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30] if not args.quick else [1 << 20, 64 << 20]
+    res: dict[str, Any] = {
+        "gpu": torch.cuda.get_device_name(device),
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "python": sys.version.split()[0],
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "command": "python3 bench/h2d_bench.py " + " ".join(sys.argv[1:]),
+        "patterns": list(pats),
+        "busy_ms": 100.0,
+        "busy_reps": 5,
+    }
+    res["small"] = bench_small(device, pats, small_sizes, 2000 if not args.quick else 200)
+    res["busy"] = bench_busy(device, pats, busy_sizes, res["busy_ms"], res["busy_reps"])
+    res["throughput"], _ = bench_throughput(device, pats, tp_sizes, (4 << 30) if not args.quick else (256 << 20))
+    profile_reference(device, 256 << 20, os.path.join(args.out, "profile.txt"))
+    with open(os.path.join(args.out, "results.json"), "w") as fh:
+        json.dump(res, fh, indent=1)
+    write_markdown(res, os.path.join(args.out, "results.md"))
+    plot(res, os.path.join(args.out, "h2d_bench.png"))
+    print(open(os.path.join(args.out, "results.md")).read())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
