@@ -272,7 +272,7 @@ def main() -> int:
     device = torch.device("cuda", torch.cuda.current_device())
     pats = patterns()
     small_sizes = [1, 16, 256, 4096] if not args.quick else [1, 256]
-    busy_sizes = [4 << 10, 64 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20] if not args.quick else [4 << 10, 16 << 20]
+    busy_sizes = [4 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20] if not args.quick else [4 << 10, 16 << 20]
     tp_sizes = [1 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30] if not args.quick else [1 << 20, 64 << 20]
     res: dict[str, Any] = {
         "gpu": torch.cuda.get_device_name(device),
@@ -283,14 +283,20 @@ def main() -> int:
         "command": "python3 bench/h2d_bench.py " + " ".join(sys.argv[1:]),
         "patterns": list(pats),
         "busy_ms": 100.0,
-        "busy_reps": 5,
+        "busy_reps": 3,
     }
-    res["small"] = bench_small(device, pats, small_sizes, 2000 if not args.quick else 200)
+
+    def save() -> None:  # after every section, so a run cut short still leaves its numbers
+        with open(os.path.join(args.out, "results.json"), "w") as fh:
+            json.dump(res, fh, indent=1)
+
+    res["small"] = bench_small(device, pats, small_sizes, 600 if not args.quick else 100)
+    save()
     res["busy"] = bench_busy(device, pats, busy_sizes, res["busy_ms"], res["busy_reps"])
-    res["throughput"], _ = bench_throughput(device, pats, tp_sizes, (4 << 30) if not args.quick else (256 << 20))
+    save()
+    res["throughput"], _ = bench_throughput(device, pats, tp_sizes, (2 << 30) if not args.quick else (256 << 20))
+    save()
     profile_reference(device, 256 << 20, os.path.join(args.out, "profile.txt"))
-    with open(os.path.join(args.out, "results.json"), "w") as fh:
-        json.dump(res, fh, indent=1)
     write_markdown(res, os.path.join(args.out, "results.md"))
     plot(res, os.path.join(args.out, "h2d_bench.png"))
     print(open(os.path.join(args.out, "results.md")).read())

@@ -340,7 +340,7 @@ def prop_non_blocking(target: Target, device: torch.device, **overrides: Any) ->
             kwargs = {"out": torch.empty(n, dtype=torch.int32, device=device)}
         cg.check_non_blocking(target, payload, kwargs)
 
-    _run(body, overrides, cap=12)
+    _run(body, overrides, cap=8)
 
 
 def prop_snapshot(target: Target, device: torch.device, **overrides: Any) -> None:
