@@ -1,0 +1,296 @@
+"""Regression corpus: fixed inputs with a defined, documented outcome, replayed by every run.
+
+Each case is one concrete call whose outcome the reference documents (``h2d_impl``
+docstrings, README "What the reference promises"); the test asserts exactly that
+outcome against the selected target (``--h2d-impl``), on the host and, where CUDA
+exists, on the primary GPU, through the kit's own check functions plus a literal
+expected value, so a case does not depend on the oracle alone.
+
+Corpus (issue 4, item 4) and the outcome each case pins down:
+
+=====================================================  =====================================================
+input                                                  documented outcome
+=====================================================  =====================================================
+``np.arange(6)[::-1]`` (negative stride)                ``[5, 4, 3, 2, 1, 0]``, int64; also into an int32 ``out``
+0-d numpy array ``np.array(3.5, float32)``              shape ``()``, float32, 3.5; 0-d int array -> int64
+``[]``                                                  shape ``(0,)``, the default dtype (float32)
+``[]`` with ``dtype=torch.int32``                       shape ``(0,)``, int32; into an empty int16 ``out``: int16
+``[True, False, True]``                                 torch.bool ``[True, False, True]``
+``[1.5, -2.7]``, ``dtype=torch.int32`` / ``int64``      truncated toward zero: ``[1, -2]``
+``[1.5, -2.7]`` / ``[-0.5]``, ``dtype=torch.uint8``     ValueError (the value itself is outside [0, 255])
+``[2**40]`` into an int32 ``out``, no dtype             ValueError, ``out`` untouched (dtype comes from ``out``)
+``float('nan')`` / ``[nan]`` into an integer dtype      ValueError; into an integer ``out``: ``out`` untouched
+transposed pinned tensor                                staged: values of the transposed view, input unchanged;
+                                                        on CUDA no pageable DMA (skipped where pinning is unavailable)
+transposed unpinned tensor                              values of the transposed view, no aliasing
+``out`` of shape ``(4,)`` given ``[7]`` / ``7``         ValueError (never broadcast), ``out`` untouched
+``CpuGpuBuffer(5, dtype=, device=).copy_to_gpu(0)``     returns ``.gpu[:0]`` (shape ``(0,)``), copies nothing;
+                                                        same for ``copy_to_cpu(0)`` and a ``(5, 3)`` buffer
+=====================================================  =====================================================
+
+Falsifying examples found by fuzz campaigns (``tools/fuzz.sh``) are added at the end
+of this module, one test each, with the campaign that found them (reports/fuzz/).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from contracts import errors
+from contracts import h2d as ch
+from contracts.buffer import check_copy_to_cpu, check_copy_to_gpu, make_buffer
+from contracts.oracle import assert_same_values
+from strategies import pinning_available
+
+
+def _kwargs(device: torch.device, **extra) -> dict:
+    return {"device": device, **extra}
+
+
+def _applicable(target, device: torch.device) -> None:
+    """Skip as "not applicable" (never pass) when the target cannot target ``device``."""
+    if not target.supports_device(device):
+        target.require("cuda", "regression")
+
+
+def _expect(result: torch.Tensor, values, dtype: torch.dtype, call: str) -> None:
+    """The literal documented outcome: same shape, dtype and bits as ``torch.tensor(values, dtype)``."""
+    want = torch.tensor(values, dtype=dtype)
+    assert_same_values(result, want, contract="regression", call=call)
+
+
+def _out(shape, dtype, device, fill) -> torch.Tensor:
+    return torch.full(shape, fill, dtype=dtype, device=device)
+
+
+# --------------------------------------------------------------------------- numpy layouts
+
+
+def test_numpy_negative_stride(target, device):
+    """``np.arange(6)[::-1]``: torch cannot view negative strides; the reference copies them (documented: "any strides")."""
+    _applicable(target, device)
+    data = np.arange(6)[::-1]
+    assert data.strides[0] < 0
+    result = ch.check_values(target, data, _kwargs(device))
+    _expect(result, [5, 4, 3, 2, 1, 0], torch.int64, "async_tensor_h2d(np.arange(6)[::-1])")
+    ch.check_no_alias(target, np.arange(6)[::-1], _kwargs(device))
+
+
+def test_numpy_negative_stride_into_out(target, device):
+    _applicable(target, device)
+    target.require("out", "regression")
+    out = _out((6,), torch.int32, device, -1)
+    ch.check_out_written_exactly(target, np.arange(6)[::-1], {"out": out})
+    _expect(out, [5, 4, 3, 2, 1, 0], torch.int32, "async_tensor_h2d(np.arange(6)[::-1], out=int32 (6,))")
+
+
+def test_numpy_zero_dim(target, device):
+    """A 0-d array is a scalar of shape ``()`` keeping the array's dtype."""
+    _applicable(target, device)
+    result = ch.check_values(target, np.array(3.5, dtype=np.float32), _kwargs(device))
+    _expect(result, 3.5, torch.float32, "async_tensor_h2d(np.array(3.5, dtype=np.float32))")
+    result = ch.check_values(target, np.array(7), _kwargs(device))
+    _expect(result, 7, torch.int64, "async_tensor_h2d(np.array(7))")
+
+
+def test_numpy_zero_dim_into_out(target, device):
+    _applicable(target, device)
+    target.require("out", "regression")
+    out = _out((), torch.float64, device, -1.0)
+    ch.check_out_written_exactly(target, np.array(3.5, dtype=np.float32), {"out": out})
+    _expect(out, 3.5, torch.float64, "async_tensor_h2d(np.array(3.5, dtype=np.float32), out=float64 ())")
+
+
+# --------------------------------------------------------------------------- lists
+
+
+def test_empty_list_without_dtype(target, device):
+    """``[]`` follows ``torch.tensor([])``: shape ``(0,)`` and the default dtype (float32 unless changed)."""
+    _applicable(target, device)
+    result = ch.check_values(target, [], _kwargs(device))
+    assert torch.get_default_dtype() == torch.float32  # the suite never changes it
+    _expect(result, [], torch.float32, "async_tensor_h2d([])")
+    ch.check_dtype_resolution(target, [], _kwargs(device))
+
+
+def test_empty_list_with_dtype(target, device):
+    _applicable(target, device)
+    result = ch.check_values(target, [], _kwargs(device, dtype=torch.int32))
+    _expect(result, [], torch.int32, "async_tensor_h2d([], dtype=torch.int32)")
+
+
+def test_empty_list_into_empty_out(target, device):
+    _applicable(target, device)
+    target.require("out", "regression")
+    out = torch.empty((0,), dtype=torch.int16, device=device)
+    ch.check_out_written_exactly(target, [], {"out": out})
+    _expect(out, [], torch.int16, "async_tensor_h2d([], out=int16 (0,))")
+
+
+def test_list_of_bools(target, device):
+    """A list of Python bools infers torch.bool (torch.tensor's rule), not int64."""
+    _applicable(target, device)
+    result = ch.check_values(target, [True, False, True], _kwargs(device))
+    _expect(result, [True, False, True], torch.bool, "async_tensor_h2d([True, False, True])")
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64], ids=str)
+def test_floats_truncated_into_integer_dtype(target, device, dtype):
+    """In-range floats into an integer dtype are truncated toward zero: ``[1.5, -2.7] -> [1, -2]``."""
+    _applicable(target, device)
+    result = ch.check_values(target, [1.5, -2.7], _kwargs(device, dtype=dtype))
+    _expect(result, [1, -2], dtype, f"async_tensor_h2d([1.5, -2.7], dtype={dtype})")
+
+
+@pytest.mark.parametrize("data", [[1.5, -2.7], [-0.5]], ids=["1.5,-2.7", "-0.5"])
+def test_negative_float_into_uint8_rejected(target, device, data):
+    """A float must itself lie in the integer dtype's range: ``-2.7`` and ``-0.5`` into uint8 raise ValueError.
+
+    (``-0.5`` would truncate to 0, but the reference follows ``torch.tensor``'s rule for
+    Python floats and rejects it, README: "-0.5 into uint8".)
+    """
+    _applicable(target, device)
+    ch.check_bad_input(target, data, _kwargs(device, dtype=torch.uint8), ValueError, f"{data} into uint8")
+
+
+def test_int_beyond_int32_into_int32_out(target, device):
+    """``[2**40]`` into an int32 ``out`` with no dtype: the dtype comes from ``out``, the value does not fit: ValueError, out untouched."""
+    _applicable(target, device)
+    target.require("out", "regression")
+    out = _out((1,), torch.int32, device, -7)
+    ch.check_bad_input(target, [2**40], {"out": out}, ValueError, "[2**40] into int32 out")
+    _expect(out, [-7], torch.int32, "out after the rejected call")
+    # The largest value that fits is written (the check is not off by one).
+    ch.check_out_written_exactly(target, [2**31 - 1], {"out": out})
+    _expect(out, [2**31 - 1], torch.int32, "async_tensor_h2d([2**31 - 1], out=int32 (1,))")
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8], ids=str)
+@pytest.mark.parametrize("shape", ["scalar", "list"])
+def test_nan_into_integer_dtype(target, device, dtype, shape):
+    """NaN has no integer value: ValueError (torch's ``Tensor.to`` would give INT_MIN garbage)."""
+    _applicable(target, device)
+    data = float("nan") if shape == "scalar" else [float("nan")]
+    ch.check_bad_input(target, data, _kwargs(device, dtype=dtype), ValueError, f"nan into {dtype}")
+
+
+def test_nan_into_integer_out(target, device):
+    _applicable(target, device)
+    target.require("out", "regression")
+    out = _out((2,), torch.int64, device, 3)
+    ch.check_bad_input(target, [1.0, float("nan")], {"out": out}, ValueError, "nan into int64 out")
+
+
+# --------------------------------------------------------------------------- transposed tensors
+
+
+def _transposed(pinned: bool) -> torch.Tensor:
+    base = torch.arange(6, dtype=torch.float32)
+    if pinned:
+        base = base.pin_memory()
+    t = base.view(2, 3).t()
+    assert not t.is_contiguous() and t.stride() == (1, 3)
+    return t
+
+
+_TRANSPOSED = [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]]
+
+
+@pytest.mark.skipif(
+    not pinning_available(),
+    reason="pinned memory is unavailable on this machine (CPU-only torch build or no usable CUDA: "
+    "pin_memory=True raises RuntimeError); this case runs where pinning exists (the H200 GPU run)",
+)
+def test_transposed_pinned_tensor(target, device):
+    """A transposed (non-contiguous) pinned view is staged, never DMA'd as is: right values, input unchanged.
+
+    On CUDA also the staging contract: no "Pageable -> Device" memcpy (torch would make
+    a pageable contiguous copy of a strided pinned view).
+    """
+    _applicable(target, device)
+    data = _transposed(pinned=True)
+    assert data.is_pinned()
+    result = ch.check_values(target, data, _kwargs(device))
+    _expect(result, _TRANSPOSED, torch.float32, "async_tensor_h2d(pinned arange(6).view(2, 3).t())")
+    assert torch.equal(data, torch.tensor(_TRANSPOSED)), "the call wrote into its input"
+    if device.type == "cuda":
+        from contracts.gpu import check_staging
+
+        check_staging(target, _transposed(pinned=True), _kwargs(device))
+    ch.check_no_alias(target, _transposed(pinned=True), _kwargs(device))
+
+
+def test_transposed_unpinned_tensor(target, device):
+    _applicable(target, device)
+    result = ch.check_values(target, _transposed(pinned=False), _kwargs(device))
+    _expect(result, _TRANSPOSED, torch.float32, "async_tensor_h2d(arange(6).view(2, 3).t())")
+    assert result.is_contiguous()
+    ch.check_no_alias(target, _transposed(pinned=False), _kwargs(device))
+
+
+def test_transposed_unpinned_tensor_into_out(target, device):
+    _applicable(target, device)
+    target.require("out", "regression")
+    out = _out((3, 2), torch.float64, device, -1.0)
+    ch.check_out_written_exactly(target, _transposed(pinned=False), {"out": out})
+    _expect(out, _TRANSPOSED, torch.float64, "async_tensor_h2d(arange(6).view(2, 3).t(), out=float64 (3, 2))")
+
+
+# --------------------------------------------------------------------------- out shape
+
+
+@pytest.mark.parametrize("data", [[7], 7, np.array([7])], ids=["list", "scalar", "ndarray"])
+def test_one_element_into_out_of_four(target, device, data):
+    """One element into an ``out`` of shape ``(4,)``: ValueError, never broadcast, ``out`` untouched."""
+    _applicable(target, device)
+    target.require("out", "regression")
+    out = _out((4,), torch.int64, device, 9)
+    ch.check_out_shape_rejected(target, data, {"out": out})
+    _expect(out, [9, 9, 9, 9], torch.int64, "out after the rejected call")
+    assert errors.SHAPE_MISMATCH is ValueError
+
+
+# --------------------------------------------------------------------------- CpuGpuBuffer
+
+
+@pytest.mark.parametrize("size", [(5,), (5, 3)], ids=["5", "5x3"])
+@pytest.mark.parametrize("dtype", [torch.int32, torch.float32], ids=str)
+def test_buffer_copy_zero_rows(target, device, size, dtype):
+    """``CpuGpuBuffer(5, dtype=..., device=...).copy_to_gpu(0)``: returns ``.gpu[:0]``, copies nothing; ``copy_to_cpu(0)`` mirrors it."""
+    _applicable(target, device)
+    target.require("buffer", "regression")
+    spec = {"size": size, "dtype": dtype, "pin_memory": None, "with_numpy": True}
+    buf = make_buffer(target, spec, device)
+    values = torch.arange(int(np.prod(size)), dtype=dtype).reshape(size) + 1
+    check_copy_to_gpu(target, buf, 0, values, f"CpuGpuBuffer{size}")
+    check_copy_to_cpu(target, buf, 0, values, f"CpuGpuBuffer{size}")
+    # Explicit snapshots (cloned): contracts.buffer's "rows >= n untouched" compares
+    # against a numpy view of the live memory when the tensor is on the host, so it
+    # cannot see a write there; this case must not depend on it.
+    buf.cpu.copy_(values)
+    buf.gpu.copy_(-values)
+    ch.synchronize()
+    gpu_before, cpu_before = buf.gpu.cpu().clone(), buf.cpu.clone()
+    view = buf.copy_to_gpu(0)
+    ch.synchronize()
+    assert tuple(view.shape) == (0, *size[1:]) and view.dtype == dtype, f"copy_to_gpu(0) returned {tuple(view.shape)} {view.dtype}"
+    assert view.device.type == device.type
+    assert torch.equal(buf.gpu.cpu(), gpu_before), "copy_to_gpu(0) wrote rows of .gpu"
+    view = buf.copy_to_cpu(0)
+    ch.synchronize()
+    assert tuple(view.shape) == (0, *size[1:]) and view.device.type == "cpu"
+    assert torch.equal(buf.cpu, cpu_before), "copy_to_cpu(0) wrote rows of .cpu"
+
+
+def test_buffer_requires_dtype(target, device):
+    """``dtype`` is a required keyword (docstring): ``CpuGpuBuffer(5, device=...)`` raises TypeError."""
+    _applicable(target, device)
+    target.require("buffer", "regression")
+    with pytest.raises(TypeError):
+        target.buffer_cls(5, device=device)
+
+
+# --------------------------------------------------------------------------- found by fuzzing
+# (none yet: each campaign's outcome is in reports/fuzz/)

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Mutation score of the contract suite on h2d_impl/ (issue 4, item 2), with mutmut 3.
+#
+#   bash tools/mutation.sh [REV]        # default REV: HEAD
+#   MUTMUT_CHILDREN=2 bash tools/mutation.sh
+#
+# Measures a *committed* revision: `git archive REV` is unpacked into a scratch
+# directory (so edits in progress in the working tree never leak into the numbers),
+# and mutmut runs there with the [tool.mutmut] section of that revision's
+# pyproject.toml (source h2d_impl/, the non-meta suite, --hypothesis-seed=0, the
+# default Hypothesis profile). Writes into reports/mutation/ of the working tree:
+#   results-<rev>.txt   every mutant and its status (`mutmut results --all true`)
+#   survivors-<rev>.txt the diff of every surviving / untested mutant (`mutmut show`)
+#   stats-<rev>.json    mutmut's own counts (`mutmut export-cicd-stats`)
+#   run-<rev>.log       the command, versions and mutmut's final line
+# Needs .venv with the test extras and mutmut (pip install mutmut==3.8.1).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+rev=$(git rev-parse --short=12 "${1:-HEAD}")
+children=${MUTMUT_CHILDREN:-1}
+. .venv/bin/activate
+work=$(mktemp -d "${TMPDIR:-/tmp}/h2d-mutation-$rev-XXXX")
+trap 'rm -rf "$work"' EXIT
+git archive "$rev" | tar -x -C "$work"
+out=$root/reports/mutation
+mkdir -p "$out"
+log=$out/run-$rev.log
+{
+    echo "revision: $rev ($(git log -1 --format='%s' "$rev"))"
+    echo "h2d_impl last changed in: $(git log -1 --format='%h %s' "$rev" -- h2d_impl)"
+    echo "command: (cd <git archive $rev> && mutmut run --max-children $children)"
+    echo "mutmut $(python -c 'import importlib.metadata as m; print(m.version("mutmut"))'), pytest $(python -c 'import pytest; print(pytest.__version__)'), hypothesis $(python -c 'import hypothesis; print(hypothesis.__version__)'), torch $(python -c 'import torch; print(torch.__version__)'), python $(python -c 'import platform; print(platform.python_version())')"
+    echo "config: $(python - "$work/pyproject.toml" <<'PY'
+import sys, tomllib
+print(tomllib.load(open(sys.argv[1], "rb"))["tool"]["mutmut"])
+PY
+)"
+    echo "started: $(date -u +%FT%TZ)"
+} > "$log"
+cd "$work"
+start=$(date +%s)
+mutmut run --max-children "$children" > "$work/mutmut-run.out" 2>&1 || echo "mutmut run exited $?" >> "$log"
+echo "finished: $(date -u +%FT%TZ) ($(( $(date +%s) - start )) s)" >> "$log"
+# mutmut redraws one progress line; keep its last state.
+echo "final progress: $(tr '\r' '\n' < "$work/mutmut-run.out" | grep -a '/' | tail -1)" >> "$log"
+mutmut results --all true > "$out/results-$rev.txt" 2>&1
+mutmut export-cicd-stats >> "$log" 2>&1
+cp mutants/mutmut-cicd-stats.json "$out/stats-$rev.json"
+: > "$out/survivors-$rev.txt"
+for m in $(grep -E ': (survived|no tests)$' "$out/results-$rev.txt" | sed 's/^ *//; s/: .*$//'); do
+    mutmut show "$m" >> "$out/survivors-$rev.txt" 2>&1
+    echo >> "$out/survivors-$rev.txt"
+done
+cat "$out/stats-$rev.json" >> "$log"
+echo "report: $out/{run,results,survivors,stats}-$rev.*"
