@@ -176,3 +176,35 @@ def test_cpu_variant_rejects_cuda_targets():
     with pytest.raises(ValueError, match="only targets host memory"):
         H.async_tensor_h2d_cpu([1], out=out)
     assert out.item() == 0
+
+
+# --------------------------------------------------------------------------- scalars, complex, default dtype
+
+
+@pytest.mark.parametrize("value", [np.float16(2.5), np.int8(-3), np.bool_(True), np.uint32(7), np.complex64(1 - 2j)], ids=lambda v: type(v).__name__)
+def test_numpy_scalars(target, value):
+    """A numpy scalar (documented: "a Python or numpy scalar (S == ())") keeps its numpy dtype."""
+    result = ch.check_values(target, value, {"device": CPU})
+    assert tuple(result.shape) == () and result.dtype == torch.from_numpy(np.asarray(value)).dtype
+
+
+@pytest.mark.parametrize("default", [torch.float32, torch.float64], ids=str)
+def test_list_inference_follows_the_default_dtype(target, default):
+    """Lists infer like torch.tensor: float -> the default dtype, complex -> the matching complex dtype."""
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(default)
+    try:
+        complex_dtype = torch.complex128 if default == torch.float64 else torch.complex64
+        for data, want in (([1.5, -2.0], default), ([1 + 2j, 3.0], complex_dtype), ([True, 2], torch.int64), ([[False]], torch.bool)):
+            result = ch.check_values(target, data, {"device": CPU})
+            assert result.dtype == want, f"async_tensor_h2d({data!r}) under default dtype {default}: {result.dtype}, expected {want}"
+    finally:
+        torch.set_default_dtype(previous)
+
+
+def test_out_with_a_stride0_dimension_of_size_one(target):
+    """A stride-0 dimension of size 1 does not overlap anything: such an ``out`` is accepted and written."""
+    target.require("out", "out")
+    out = torch.full((5,), -1, dtype=torch.int32).as_strided((1, 3), (0, 1))
+    ch.check_out_written_exactly(target, [[1, 2, 3]], {"out": out})
+    assert out.tolist() == [[1, 2, 3]]
