@@ -146,8 +146,8 @@ def test_target_rejects_unknown_capability():
 def test_user_adapter_example_runs_the_contracts():
     """examples/fork_adapter.py (old vLLM signature, no out) loads and is checked like any target.
 
-    Lists pass the values contract; a byte-swapped array (``torch.tensor`` refuses
-    non-native byte order) is a real finding against that adapter; the out contracts
+    Lists pass the values contract; a byte-swapped array is a real finding against that
+    adapter (a valid input it cannot copy); the out contracts
     are not applicable since it declares no "out" capability.
     """
     from contracts.h2d import check_values
@@ -155,7 +155,9 @@ def test_user_adapter_example_runs_the_contracts():
     target = load_target("examples.fork_adapter:target")
     assert target.name == "example-fork"
     check_values(target, [[1, 2], [3, 4]], {"device": torch.device("cpu")})
-    with pytest.raises(ContractViolation, match="byte order"):
+    # torch.tensor refuses non-native byte order on CPU-only machines; where it pins, it
+    # refuses to pin a tensor built from numpy. Either way the adapter raises on valid input.
+    with pytest.raises(ContractViolation, match="a valid call raised"):
         check_values(target, np.arange(3, dtype=">i4"), {"device": torch.device("cpu")})
     with pytest.raises(NotApplicable):
         P.prop_out_written(target, torch.device("cpu"))
