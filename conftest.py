@@ -1,8 +1,13 @@
 """pytest plumbing for h2d-contracts: target selection, profiles, markers, devices, report header.
 
 Options:
-    --h2d-impl NAME   target under test: a built-in (reference, reference-cpu) or
-                      package.module:factory. Default: $H2D_IMPL, else "reference".
+    --h2d-impl NAME   target under test: a built-in (reference, reference-cpu, vllm,
+                      vllm-device-dtype, vllm-pin-memory) or package.module:factory.
+                      Default: $H2D_IMPL, else "reference".
+    --h2d-xfails PATH expected failures of the target (default: xfails/<target name>.txt
+                      if it exists); strict, see contracts/report.py.
+    --h2d-report PATH write the conformance report PATH.json and PATH.md (xdist-safe:
+                      collected from test reports on the controller).
 
 Hypothesis profiles (``--hypothesis-profile NAME``): ``default`` (the CPU suite in a
 few minutes on 2 cores), ``dev`` (quick), ``fuzz`` (many examples; long campaigns).
@@ -10,14 +15,19 @@ few minutes on 2 cores), ``dev`` (quick), ``fuzz`` (many examples; long campaign
 
 from __future__ import annotations
 
+import datetime
 import os
 import platform
+import sys
+import warnings
+from pathlib import Path
 
 import pytest
 import torch
 from hypothesis import HealthCheck, settings
 
-from contracts import NotApplicable, load_target
+from contracts import CATALOGUE, NotApplicable, load_target
+from contracts import report as h2d_report
 
 settings.register_profile("default", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -35,7 +45,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--h2d-impl",
         default=os.environ.get("H2D_IMPL", "reference"),
-        help="target under test: reference, reference-cpu, or package.module:factory (default: $H2D_IMPL or reference)",
+        help="target under test: reference, reference-cpu, vllm, vllm-device-dtype, vllm-pin-memory, or package.module:factory (default: $H2D_IMPL or reference)",
+    )
+    group.addoption(
+        "--h2d-xfails",
+        default=None,
+        help="expected failures of the target, one 'node-id-prefix-or-contract-id  # reason' a line (default: xfails/<target name>.txt if it exists; 'none' for no file)",
+    )
+    group.addoption(
+        "--h2d-report",
+        default=None,
+        metavar="PATH",
+        help="write the conformance report to PATH.json and PATH.md",
     )
 
 
@@ -56,6 +77,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config._h2d_target = load_target(config.getoption("--h2d-impl"))  # type: ignore[attr-defined]
     except Exception as exc:  # noqa: BLE001 - surface a clear usage error naming the option
         raise pytest.UsageError(f"--h2d-impl={config.getoption('--h2d-impl')!r} could not be loaded: {exc}") from exc
+    config.addinivalue_line("markers", "contract(*ids): catalogue ids a test exercises, when its body does not call a prop_*/check_* function")
+    _load_xfails(config)
+    config._h2d_report = None  # type: ignore[attr-defined]
+    if not hasattr(config, "workerinput"):  # the controller (or the only process): collect outcomes
+        config._h2d_report = h2d_report.ConformanceReport(meta=_report_meta(config), catalogue=CATALOGUE)  # type: ignore[attr-defined]
+        config.pluginmanager.register(_ReportPlugin(config._h2d_report), "h2d-report")  # type: ignore[attr-defined]
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -70,6 +97,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"torch {torch.__version__}, {cuda}, pinned memory {'available' if target.pin_memory_available() else 'unavailable'}",
         f"hypothesis profile: {settings._current_profile}, seed: {seed if seed is not None else 'random (pass --hypothesis-seed to fix)'}",
         f"python {platform.python_version()} on {platform.machine()}, H2D_IMPL={os.environ.get('H2D_IMPL', '<unset>')}",
+        f"expected failures: {config._h2d_xfails_file or 'none'} ({len(config._h2d_xfails)} entries)",  # type: ignore[attr-defined]
     ]
 
 
@@ -117,3 +145,165 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     if torch.cuda.is_available() and torch.cuda.device_count() > 0:
         return torch.cuda.device_count()
     return None
+
+
+# --------------------------------------------------------------------------- expected failures (xfails/<target>.txt)
+
+
+def _load_xfails(config: pytest.Config) -> None:
+    target = config._h2d_target  # type: ignore[attr-defined]
+    option = config.getoption("--h2d-xfails")
+    if option == "none":
+        path = None
+    elif option:
+        path = Path(option)
+        if not path.is_file():
+            raise pytest.UsageError(f"--h2d-xfails={option!r}: no such file")
+    else:
+        path = Path(config.rootpath, "xfails", f"{target.name}.txt")
+        path = path if path.is_file() else None
+    try:
+        entries = h2d_report.load_xfails(path, CATALOGUE) if path else []
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from exc
+    shown = None
+    if path is not None:
+        shown = path.relative_to(config.rootpath).as_posix() if path.resolve().is_relative_to(config.rootpath) else str(path)
+        entries = [h2d_report.XfailEntry(e.pattern, e.reason, e.source.replace(path.as_posix(), shown), e.is_contract) for e in entries]
+    config._h2d_xfails = entries  # type: ignore[attr-defined]
+    config._h2d_xfails_file = shown  # type: ignore[attr-defined]
+
+
+def _item_contracts(item: pytest.Item) -> set[str]:
+    marked = [cid for m in item.iter_markers("contract") for cid in m.args]
+    return h2d_report.contracts_of_function(getattr(item, "function", None), marked)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Attach each test's contract ids and matching expectation entries (before -k/-m deselection)."""
+    entries = config._h2d_xfails  # type: ignore[attr-defined]
+    used: set[h2d_report.XfailEntry] = set()
+    for item in items:
+        ids = _item_contracts(item)
+        item._h2d_contracts = ids  # type: ignore[attr-defined]
+        item._h2d_xfail = h2d_report.match_xfails(item.nodeid, ids, entries)  # type: ignore[attr-defined]
+        used.update(item._h2d_xfail)  # type: ignore[attr-defined]
+    for entry in entries:
+        if entry not in used:
+            warnings.warn(pytest.PytestWarning(f"{entry.source}: expected failure {entry.pattern!r} matched no collected test"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Record contract ids and violations on the report (they travel to the xdist controller); apply expectations, strictly."""
+    rep = yield
+    exc = call.excinfo.value if call.excinfo is not None else None
+    ids = getattr(item, "_h2d_contracts", set())
+    found = h2d_report.violations_of(exc) if rep.failed else []
+    rep.user_properties.append(("h2d_contracts", sorted(ids)))
+    if found:
+        rep.user_properties.append(("h2d_violations", found))
+    if rep.failed and exc is not None and not found and rep.when == "call":
+        rep.user_properties.append(("h2d_errors", h2d_report.failure_text(exc)))
+    matched = list(getattr(item, "_h2d_xfail", []))
+    # a contract-id entry also covers a test that violated it through a helper the static mapping cannot see
+    matched += [e for e in item.config._h2d_xfails if e.is_contract and e.pattern in {v["contract"] for v in found} and e not in matched]  # type: ignore[attr-defined]
+    if not matched or rep.when != "call" or hasattr(rep, "wasxfail"):
+        return rep
+    reason = "; ".join(f"{e.source}: {e.pattern}: {e.reason}" for e in matched)
+    if rep.failed:
+        violated = {v["contract"] for v in found}
+        if h2d_report.expected_failure(matched, violated):
+            rep.outcome = "skipped"
+            rep.wasxfail = reason
+        else:
+            rep.sections.append(("h2d expectations", f"not covered by the expectations ({reason}): violated {sorted(violated) or 'no contract (another error)'}"))
+    elif rep.passed and any(not e.is_contract for e in matched):
+        rep.outcome = "failed"
+        rep.longrepr = f"[XPASS(strict)] listed as an expected failure but passed: {reason}"
+    return rep
+
+
+# --------------------------------------------------------------------------- conformance report (--h2d-report)
+
+
+def _report_meta(config: pytest.Config) -> dict:
+    import hypothesis
+
+    target = config._h2d_target  # type: ignore[attr-defined]
+    cuda = "no CUDA"
+    if torch.cuda.is_available():
+        cuda = f"CUDA {torch.version.cuda}: " + ", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
+    preamble = ""
+    if target.name.startswith("vllm"):
+        from h2d_adapters.vllm_targets import repro_preamble
+
+        preamble = repro_preamble(target)
+    seed = config.getoption("hypothesis_seed", None)
+    return {
+        "target": target.name,
+        "target_version": target.version,
+        "capabilities": sorted(target.capabilities),
+        "notes": target.notes,
+        "pinned": "available" if target.pin_memory_available() else "unavailable (the target behaves as on a machine without pinned memory)",
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "hypothesis": hypothesis.__version__,
+        "profile": settings._current_profile,
+        "seed": seed if seed is not None else "random",
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, {cuda}",
+        "command": "pytest " + " ".join(config.invocation_params.args),
+        "xfails_file": config._h2d_xfails_file,  # type: ignore[attr-defined]
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "repro_preamble": preamble,
+    }
+
+
+class _ReportPlugin:
+    """Feeds every test report (on the controller under xdist) into the ConformanceReport."""
+
+    def __init__(self, collector: h2d_report.ConformanceReport) -> None:
+        self.collector = collector
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = {k: v for k, v in report.user_properties if k.startswith("h2d_")}
+        if report.skipped and isinstance(report.longrepr, tuple):
+            text = str(report.longrepr[2])
+        else:
+            text = report.longreprtext or ""
+        self.collector.add(report.nodeid, report.when, report.outcome, props, text, getattr(report, "wasxfail", None))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Contract-level strictness, unmatched entries, then the report (--h2d-report)."""
+    config = session.config
+    collector = getattr(config, "_h2d_report", None)
+    if collector is None:
+        return
+    ran = set(collector.tests)
+    tested = {c for t in collector.tests.values() for c in t["contracts"]}
+    entries = config._h2d_xfails  # type: ignore[attr-defined]
+    collector.unmatched_xfails = [
+        f"{e.source}: {e.pattern}" for e in entries if not (e.pattern in tested if e.is_contract else any(n.startswith(e.pattern) for n in ran))
+    ]
+    # A contract-id entry is strict at the contract's level: some test of it must have failed as expected.
+    xpassed = [
+        f"{e.source}: {e.pattern}"
+        for e in entries
+        if e.is_contract and e.pattern in tested and not any(e.source in (t["reason"] or "") for t in collector.tests.values() if t["status"] == "xfailed")
+    ]
+    collector.xpassed_contracts = xpassed
+    tr = config.pluginmanager.get_plugin("terminalreporter")
+    write = tr.write_line if tr is not None else (lambda line, **kw: print(line, file=sys.stderr))
+    for line in collector.unmatched_xfails:
+        write(f"h2d-contracts WARNING: expected failure matched no test that ran: {line}", yellow=True)
+    for line in xpassed:
+        write(f"h2d-contracts [XPASS(strict)] contract listed as an expected failure but none of its tests failed: {line}", red=True)
+    if xpassed and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    if config.getoption("--h2d-report"):
+        collector.meta["exitstatus"] = int(session.exitstatus)
+        jpath, mpath = collector.write(config.getoption("--h2d-report"))
+        write(f"h2d-contracts report: {jpath} and {mpath}")

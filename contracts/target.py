@@ -124,10 +124,26 @@ def _reference_cpu() -> Target:
     )
 
 
-#: name -> factory for the built-in targets.
+def _adapter(name: str) -> Callable[[], Target]:
+    """A built-in whose factory lives in ``h2d_adapters`` (imported only when the target is loaded)."""
+
+    def factory() -> Target:
+        import h2d_adapters
+
+        return getattr(h2d_adapters, name)()
+
+    factory.__name__ = name
+    return factory
+
+
+#: name -> factory for the built-in targets. The vllm ones import the installed vllm
+#: package when loaded (README: Downstream targets).
 BUILTIN_TARGETS: dict[str, Callable[[], Target]] = {
     "reference": _reference,
     "reference-cpu": _reference_cpu,
+    "vllm": _adapter("vllm_target"),
+    "vllm-device-dtype": _adapter("vllm_device_dtype_target"),
+    "vllm-pin-memory": _adapter("vllm_pin_memory_target"),
 }
 
 

@@ -1,0 +1,261 @@
+"""Meta-tests of downstream targets: adapters, source loading, expectations files, the conformance report.
+
+The xfail/report tests run pytest in a subprocess on a small slice of the suite against
+a mutant whose failure is known, with expectations files written here, and check the
+exit status and the report: each of them fails if the machinery stops doing its job.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from contracts import CATALOGUE, ContractViolation, NotApplicable, load_target
+from contracts import properties as P
+from contracts import report as R
+from contracts.h2d import check_no_target_rejected, check_values
+from h2d_adapters import adapt_device_dtype, adapt_pin_memory
+from h2d_adapters._source import free_globals, load_definitions
+
+pytestmark = pytest.mark.meta
+
+ROOT = Path(__file__).resolve().parents[1]
+CPU = torch.device("cpu")
+
+
+# --------------------------------------------------------------------------- adapters for the old signatures
+
+
+def _device_dtype_fn(data, device, dtype=None):
+    """vLLM 0.27's shape, PIN_MEMORY False."""
+    if isinstance(data, np.ndarray):
+        data = torch.from_numpy(data)
+    t = data if isinstance(data, torch.Tensor) else torch.tensor(data, dtype=dtype, device="cpu")
+    return t.to(device=device, dtype=dtype, non_blocking=True)
+
+
+def _pin_memory_fn(data, dtype, target_device, pin_memory):
+    """vLLM 0.20's shape."""
+    return torch.tensor(data, dtype=dtype, pin_memory=pin_memory, device="cpu").to(device=target_device, non_blocking=True)
+
+
+def test_device_dtype_adapter_passes_values_and_declares_no_out():
+    target = adapt_device_dtype(_device_dtype_fn, name="fork-027")
+    assert "out" not in target.capabilities and "buffer" not in target.capabilities
+    check_values(target, [[1, 2], [3, 4]], {"device": CPU, "dtype": torch.int16})
+    check_no_target_rejected(target, [1, 2])  # Python's own TypeError: device is a required argument
+    with pytest.raises(NotApplicable):
+        P.prop_out_written(target, CPU)
+    with pytest.raises(NotApplicable):
+        P.prop_buffer_init(target, CPU)
+
+
+def test_pin_memory_adapter_maps_keywords_to_positions():
+    seen = []
+
+    def fn(data, dtype, target_device, pin_memory):
+        seen.append((dtype, target_device, pin_memory))
+        return _pin_memory_fn(data, dtype, target_device, pin_memory)
+
+    target = adapt_pin_memory(fn, name="fork-020", pin_memory=False)
+    check_values(target, [1.5, 2.5], {"device": CPU})
+    assert seen[-1] == (None, CPU, False)
+    with pytest.raises(TypeError, match="target_device"):
+        target.call([1], {})
+    assert not target.pin_memory_available()
+
+
+def test_adapter_finds_a_real_bug_in_the_old_shape():
+    """The no-alias contract catches the 0.27 shape's ``t.to('cpu')`` returning its input."""
+    target = adapt_device_dtype(_device_dtype_fn, name="fork-027")
+    from contracts.h2d import check_no_alias
+
+    with pytest.raises(ContractViolation, match=r"^\[no-alias\]"):
+        check_no_alias(target, torch.arange(4), {"device": CPU})
+
+
+# --------------------------------------------------------------------------- loading from source
+
+
+def test_load_definitions_takes_only_the_named_code(tmp_path):
+    src = tmp_path / "mod.py"
+    src.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            SIDE_EFFECT = sys.modules.setdefault("h2d_side_effect", object())
+
+            def f(x: "int") -> int:
+                return x + K
+
+            class C:
+                def g(self):
+                    return torch.zeros(1)
+            """
+        )
+    )
+    loaded = load_definitions(src, ["f", "C"], {"K": 2, "torch": torch}, "fake.mod")
+    assert loaded["f"](1) == 3 and loaded["C"]().g().shape == (1,)
+    assert loaded["C"].__module__ == "fake.mod"
+    assert "h2d_side_effect" not in sys.modules  # module-level code did not run
+    with pytest.raises(NameError, match="K"):
+        load_definitions(src, ["f"], {}, "fake.mod")
+    with pytest.raises(LookupError, match="nope"):
+        load_definitions(src, ["nope"], {}, "fake.mod")
+
+
+def test_free_globals_ignores_locals_and_builtins():
+    import ast
+
+    tree = ast.parse("def f(a):\n    b = len(a)\n    for i in range(b):\n        c = np.x(i)\n    return torch.y(c)\n")
+    assert free_globals(tree.body) == {"np", "torch"}
+
+
+# --------------------------------------------------------------------------- contract ids of tests, expectations files
+
+
+def test_contract_ids_of_suite_functions():
+    from tests import test_buffer, test_h2d
+
+    assert R.contracts_of_function(test_h2d.test_values) == {"values"}
+    assert R.contracts_of_function(test_h2d.test_bad_input) == {"bad-input"}
+    assert R.contracts_of_function(test_buffer.test_buffer_state_machine) == {"buffer"}
+    assert R.contracts_of_function(lambda: None, ["stream"]) == {"stream"}
+
+
+def test_load_xfails_requires_a_reason(tmp_path):
+    good = tmp_path / "t.txt"
+    good.write_text("# comment\n\nvalues  # why\ntests/test_h2d.py::test_no_alias  # because\n")
+    entries = R.load_xfails(good, CATALOGUE)
+    assert [(e.pattern, e.is_contract, e.reason) for e in entries] == [("values", True, "why"), ("tests/test_h2d.py::test_no_alias", False, "because")]
+    bad = tmp_path / "b.txt"
+    bad.write_text("values\n")
+    with pytest.raises(ValueError, match=r"b.txt:1"):
+        R.load_xfails(bad, CATALOGUE)
+
+
+def test_match_and_expected_failure_rules():
+    node = R.XfailEntry("tests/test_h2d.py::test_values", "r", "f:1", False)
+    cid = R.XfailEntry("out", "r", "f:2", True)
+    assert R.match_xfails("tests/test_h2d.py::test_values[cpu]", {"values"}, [node, cid]) == [node]
+    assert R.match_xfails("tests/test_h2d.py::test_out_written_exactly[cpu]", {"out"}, [node, cid]) == [cid]
+    assert R.expected_failure([node], set())  # a node-id entry covers any failure
+    assert R.expected_failure([cid], {"out"})
+    assert not R.expected_failure([cid], {"out", "values"})  # another contract broke too
+    assert not R.expected_failure([cid], set())  # not a contract violation at all
+
+
+# --------------------------------------------------------------------------- end to end: strictness, warnings, report
+
+
+class _Run(subprocess.CompletedProcess):
+    tmp: Path
+
+
+def _pytest(*args: str, impl: str, xfails: str | None = None, report: str | None = None, workers: int | None = None) -> _Run:
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="h2d-meta-"))
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--hypothesis-profile", "dev", "--h2d-impl", impl, *args]
+    if xfails == "none":
+        cmd += ["--h2d-xfails", "none"]
+    elif xfails is not None:
+        (tmp / "x.txt").write_text(xfails)
+        cmd += ["--h2d-xfails", str(tmp / "x.txt")]
+    if report:
+        cmd += ["--h2d-report", str(tmp / report)]
+    if workers:
+        cmd += ["-n", str(workers)]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    run = _Run(proc.args, proc.returncode, proc.stdout + proc.stderr, proc.stderr)
+    run.tmp = tmp
+    return run
+
+
+MUTANT = "h2d_mutants:broadcast_into_out"
+OUT_SHAPE = "tests/test_h2d.py::test_out_shape_rejected"
+BAD_BROADCAST = "tests/test_h2d.py::test_bad_input[cpu-broadcastable-out]"
+
+
+def test_node_and_contract_entries_turn_failures_into_xfails():
+    """The mutant fails both tests (see the next test); listed, one by node id and one by contract id, they are xfailed."""
+    proc = _pytest(f"{OUT_SHAPE}[cpu]", BAD_BROADCAST, impl=MUTANT, xfails=f"{OUT_SHAPE}[cpu]  # broadcasts\nbad-input  # broadcasts too\n")
+    assert proc.returncode == 0, proc.stdout
+    assert "2 xfailed" in proc.stdout
+
+
+def test_unlisted_failure_fails_and_the_report_has_its_reproduction():
+    """An entry for another contract covers nothing: both failures stay failures; the report (under xdist) has the shrunk call."""
+    proc = _pytest(f"{OUT_SHAPE}[cpu]", BAD_BROADCAST, impl=MUTANT, xfails="values  # unrelated\n", report="m", workers=2)
+    assert proc.returncode == 1, proc.stdout
+    assert "2 failed" in proc.stdout
+    data = json.loads((proc.tmp / "m.json").read_text())
+    assert data["contracts"]["out"]["outcome"] == "fail" and data["contracts"]["bad-input"]["outcome"] == "fail"
+    failure = data["tests"][f"{OUT_SHAPE}[cpu]"]
+    assert failure["status"] == "failed"
+    assert "call: async_tensor_h2d(" in "\n".join(v["message"] for v in failure["violations"])
+    assert any("Draw" in n for v in failure["violations"] for n in v["notes"])  # Hypothesis's shrunk draws
+    assert "call: async_tensor_h2d(" in (proc.tmp / "m.md").read_text()
+
+
+def test_unexpected_passes_fail_the_run_and_stale_entries_warn():
+    proc = _pytest(
+        "tests/test_h2d.py::test_no_target_rejected[cpu]",
+        "tests/test_h2d.py::test_values[cpu]",
+        impl="reference",
+        xfails="tests/test_h2d.py::test_no_target_rejected  # wrongly listed\nvalues  # wrongly listed\ntests/test_nothing.py::test_gone  # stale\n",
+    )
+    assert proc.returncode == 1, proc.stdout
+    assert "[XPASS(strict)] listed as an expected failure but passed" in proc.stdout  # the node-id entry
+    assert "[XPASS(strict)] contract listed as an expected failure but none of its tests failed" in proc.stdout  # the contract entry
+    assert "matched no collected test" in proc.stdout and "test_gone" in proc.stdout
+
+
+def test_user_adapter_by_module_factory_report_under_xdist():
+    """``--h2d-impl examples.fork_adapter:target`` in a real run with -n 2: pass, fail and not applicable in the report."""
+    proc = _pytest(
+        "tests/test_h2d.py::test_values[cpu]",
+        "tests/test_h2d.py::test_no_target_rejected[cpu]",
+        "tests/test_h2d.py::test_out_written_exactly[cpu]",
+        "tests/test_h2d.py::test_cpu_path_agrees",
+        "tests/test_buffer.py::test_buffer_init[cpu]",
+        impl="examples.fork_adapter:target",
+        xfails="none",
+        report="r",
+        workers=2,
+    )
+    data = json.loads((proc.tmp / "r.json").read_text())
+    md = (proc.tmp / "r.md").read_text()
+    assert data["target"] == "example-fork" and data["torch"] == torch.__version__ and data["machine"]
+    c = data["contracts"]
+    # the example passes device=None through, so "neither device nor out" returns a host tensor: a real failure
+    assert c["target"]["outcome"] == "fail", c["target"]
+    assert c["out"]["outcome"] == "not applicable" and c["cpu-path"]["outcome"] == "not applicable" and c["buffer"]["outcome"] == "not applicable"
+    assert "| target | fail |" in md and "| out | not applicable |" in md
+    assert c["values"]["outcome"] in ("pass", "fail")  # byte-swapped arrays may or may not be drawn in 10 examples
+
+
+# --------------------------------------------------------------------------- the vllm targets (only where vllm is installed)
+
+
+def test_vllm_target_loads_and_declares_what_it_has():
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is None:
+        pytest.skip("vllm not installed (README: Downstream targets, extra install step)")
+    target = load_target("vllm")  # first: it chooses vLLM's platform before vLLM is imported
+    import vllm.utils.torch_utils as tu
+
+    assert target.version and target.async_tensor_h2d is tu.async_tensor_h2d
+    assert target.pin_memory_available() == bool(tu.PIN_MEMORY)
+    if not torch.cuda.is_available():
+        assert tu.PIN_MEMORY is False  # behaves as vLLM on a machine without pinned memory
+    assert {"out", "cuda"} <= target.capabilities
+    check_values(target, [[1, 2], [3, 4]], {"device": CPU})
