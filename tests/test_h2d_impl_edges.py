@@ -129,6 +129,8 @@ def test_buffer_defaults_and_index_sizes(target):
     buf = target.buffer_cls(np.int64(3), np.int32(2), dtype=torch.int32, device=CPU)
     assert tuple(buf.cpu.shape) == (3, 2) and tuple(buf.gpu.shape) == (3, 2)
     assert isinstance(buf.np, np.ndarray) and np.shares_memory(buf.np, buf.cpu.numpy())
+    # pin_memory defaults to "pinned where pinning is available" (only observable where it is).
+    assert buf.cpu.is_pinned() == target.pin_memory_available(), f".cpu pinned={buf.cpu.is_pinned()} with the default pin_memory"
     for bad in (True, 2.0, "3", None):
         with pytest.raises(TypeError):
             target.buffer_cls(bad, dtype=torch.int32, device=CPU)
@@ -208,3 +210,27 @@ def test_out_with_a_stride0_dimension_of_size_one(target):
     out = torch.full((5,), -1, dtype=torch.int32).as_strided((1, 3), (0, 1))
     ch.check_out_written_exactly(target, [[1, 2, 3]], {"out": out})
     assert out.tolist() == [[1, 2, 3]]
+
+
+def test_read_only_array_warns_nothing_in_a_fresh_process():
+    """Read-only arrays are accepted without torch's "not writable" UserWarning (the reference only reads them).
+
+    torch warns once per process, so this runs in a fresh interpreter with warnings as
+    errors (as ``pytest -W error`` or ``python -W error`` would). Reference-specific.
+    """
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import numpy as np, h2d_impl as H\n"
+        "a = np.arange(3, dtype=np.int32); a.setflags(write=False)\n"
+        "r = H.async_tensor_h2d(a, device='cpu')\n"
+        "assert r.tolist() == [0, 1, 2] and str(r.dtype) == 'torch.int32', r\n"
+        "print('ok')\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run([sys.executable, "-W", "error", "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]

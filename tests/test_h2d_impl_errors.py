@@ -179,3 +179,15 @@ def test_error_message(request, call, exc, message):
     assert type(info.value) is exc, f"{type(info.value).__name__}: {info.value}"
     assert str(info.value) == message
 
+
+
+@pytest.mark.skipif(not H.pin_memory_available(), reason="pinned memory is unavailable on this machine (CPU-only torch): describe() only marks pinned-ness where it exists")
+def test_describe_marks_pinned_and_pageable_tensors():
+    """Where pinning exists, ``describe`` ends a host tensor's description with ", pinned" or ", pageable"."""
+    for pinned in (True, False):
+        base = torch.zeros(1)
+        out = (base.pin_memory() if pinned else base).expand(3)
+        with pytest.raises(ValueError) as info:
+            f([1.0, 2.0, 3.0], out=out)
+        kind = "pinned" if pinned else "pageable"
+        assert str(info.value) == f"out has overlapping memory (a stride-0 dimension): Tensor(shape=(3,), dtype=torch.float32, device=cpu, stride=(0,), {kind})"

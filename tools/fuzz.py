@@ -113,7 +113,7 @@ def markdown(record: dict[str, Any]) -> str:
         f"# Fuzz campaign: {record['target']} ({record['started_utc']})",
         "",
         f"- command: `{record['command']}`",
-        f"- code: HEAD `{record['git']['head'][:12]}`" + (f", uncommitted changes in {', '.join(d[3:] for d in record['git']['dirty'])}" if record["git"]["dirty"] else ", clean tree"),
+        f"- code (at start): HEAD `{record['git']['head'][:12]}`" + (f", uncommitted changes in {', '.join(d[3:] for d in record['git']['dirty'])}" if record["git"]["dirty"] else ", clean tree"),
         f"- environment: python {record['environment']['python']}, torch {record['environment']['torch']}, hypothesis {record['environment']['hypothesis']}, CUDA {'yes' if record['environment']['cuda'] else 'no'}, 1 process",
         f"- devices: {', '.join(record['devices'])}",
         f"- budget {record['budget_minutes']} min, ran {record['elapsed_seconds']} s, {record['rounds_started']} rounds of {record['chunk']} examples per property",
@@ -157,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     failed: set[str] = set()
     not_applicable: dict[str, str] = {}
     started_utc = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    git_at_start = _git()  # the code was imported now: record the revision now, not at the end
     start = time.monotonic()
     deadline = start + args.minutes * 60
     rounds = 0
@@ -195,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     record = {
         "command": " ".join([os.path.relpath(sys.argv[0], ROOT), *sys.argv[1:]]) if argv is None else " ".join(argv),
         "started_utc": started_utc,
-        "git": _git(),
+        "git": git_at_start,
         "target": target.name,
         "target_version": target.version,
         "devices": [str(d) for d in devices],

@@ -19,6 +19,9 @@ cd "$(dirname "$0")/.."
 root=$PWD
 rev=$(git rev-parse --short=12 "${1:-HEAD}")
 children=${MUTMUT_CHILDREN:-1}
+# One OpenMP/MKL thread per worker: torch's thread pool is not fork-safe (workers hung
+# in a futex) and the machine is shared.
+export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 . .venv/bin/activate
 work=$(mktemp -d "${TMPDIR:-/tmp}/h2d-mutation-$rev-XXXX")
 trap 'rm -rf "$work"' EXIT
@@ -29,7 +32,7 @@ log=$out/run-$rev.log
 {
     echo "revision: $rev ($(git log -1 --format='%s' "$rev"))"
     echo "h2d_impl last changed in: $(git log -1 --format='%h %s' "$rev" -- h2d_impl)"
-    echo "command: (cd <git archive $rev> && mutmut run --max-children $children)"
+    echo "command: (cd <git archive $rev> && OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 mutmut run --max-children $children)"
     echo "mutmut $(python -c 'import importlib.metadata as m; print(m.version("mutmut"))'), pytest $(python -c 'import pytest; print(pytest.__version__)'), hypothesis $(python -c 'import hypothesis; print(hypothesis.__version__)'), torch $(python -c 'import torch; print(torch.__version__)'), python $(python -c 'import platform; print(platform.python_version())')"
     echo "config: $(python - "$work/pyproject.toml" <<'PY'
 import sys, tomllib
