@@ -2,8 +2,8 @@
 
 Patterns (each a function ``(payload, device) -> device tensor``):
 
-- ``reference``: ``h2d_impl.async_tensor_h2d`` (chunked pipelined staging >= 16 MiB)
-- ``reference_single``: the reference with one staging buffer (chunking off), for comparison
+- ``reference``: ``h2d_impl.async_tensor_h2d`` (one staging buffer per call)
+- ``reference_pipelined``: ``h2d_impl.async_tensor_h2d_pipelined`` (chunked staging >= 16 MiB)
 - ``naive``: ``tensor.to(device, non_blocking=True)`` from pageable memory
 - ``pin_memory``: ``tensor.pin_memory().to(device, non_blocking=True)``
 - ``alloc_pinned``: ``torch.empty(..., pin_memory=True).copy_(t).to(device, non_blocking=True)``
@@ -39,7 +39,6 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import h2d_impl  # noqa: E402
-from h2d_impl import h2d as R  # noqa: E402
 
 Pattern = Callable[[Any, torch.device], torch.Tensor]
 
@@ -55,7 +54,7 @@ def _as_tensor(payload: Any) -> torch.Tensor:
 def patterns() -> dict[str, Pattern]:
     pats: dict[str, Pattern] = {
         "reference": lambda p, d: h2d_impl.async_tensor_h2d(p, d),
-        "reference_single": lambda p, d: R._async_h2d(p, d, None, None, chunk_bytes=None),
+        "reference_pipelined": lambda p, d: h2d_impl.async_tensor_h2d_pipelined(p, d),
         "naive": lambda p, d: _as_tensor(p).to(d, non_blocking=True),
         "pin_memory": lambda p, d: _as_tensor(p).pin_memory().to(d, non_blocking=True),
         "alloc_pinned": lambda p, d: (lambda t: torch.empty(t.shape, dtype=t.dtype, pin_memory=True).copy_(t).to(d, non_blocking=True))(_as_tensor(p)),
@@ -115,7 +114,7 @@ def bench_small(device: torch.device, pats: dict[str, Pattern], sizes: list[int]
             data = payload(kind, n)
             row = {"n": n, "kind": kind, "buffer_floor": floor, "raw_slice_copy": raw_floor}
             for name, fn in pats.items():
-                if name == "reference_single":
+                if name == "reference_pipelined":
                     continue  # identical to reference below the chunking threshold
                 row[name] = host_us(lambda: fn(data, device), iters, device)
             rows.append(row)
@@ -210,7 +209,7 @@ def profile_reference(device: torch.device, nbytes: int, path: str) -> None:
 
 def write_markdown(res: dict, path: str) -> None:
     L = [f"# H2D benchmark, {res['gpu']}", "", f"- date (UTC): {res['date']}", f"- torch {res['torch']} (CUDA {res['cuda']}), python {res['python']}", f"- command: `{res['command']}`", ""]
-    names = [n for n in res["patterns"] if n != "reference_single"]
+    names = [n for n in res["patterns"] if n != "reference_pipelined"]
     L += ["## (a) host time per call, idle stream (us, median; ratio to the CpuGpuBuffer.copy_to_gpu floor)", ""]
     L += ["| n | kind | floor | " + " | ".join(names) + " |", "|---|---|---|" + "---|" * len(names)]
     for r in res["small"]:
@@ -238,7 +237,7 @@ def plot(res: dict, path: str) -> None:
 
     fig, axes = plt.subplots(1, 3, figsize=(18, 5))
     ax = axes[0]
-    for name in [n for n in res["patterns"] if n != "reference_single"] + ["buffer_floor"]:
+    for name in [n for n in res["patterns"] if n != "reference_pipelined"] + ["buffer_floor"]:
         pts = [(r["n"], r[name]) for r in res["small"] if r["kind"] == "tensor"]
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
     ax.set(xscale="log", yscale="log", xlabel="int32 elements (tensor input)", ylabel="host us / call (median)", title="(a) idle stream")

@@ -22,7 +22,7 @@ from ._host import (
     pin_memory_available,
 )
 
-__all__ = ["async_tensor_h2d", "async_tensor_h2d_cpu"]
+__all__ = ["async_tensor_h2d", "async_tensor_h2d_cpu", "async_tensor_h2d_pipelined"]
 
 @functools.lru_cache(maxsize=128)
 def _parse_device(device: torch.device | str | int) -> torch.device:
@@ -122,36 +122,35 @@ def _zero_copy_ok(data: Any, source: torch.Tensor, dtype: torch.dtype) -> bool:
     )
 
 
-#: Staged payloads of at least this many bytes are copied in chunks (pipelined: the DMA
-#: of chunk i overlaps the host copy of chunk i+1). Chosen from bench/h2d_bench.py runs on
-#: the H200 (reports/bench/): see README "Performance".
+#: Payloads of at least this many bytes take the chunked path of
+#: :func:`async_tensor_h2d_pipelined` (smaller ones gain nothing from chunking).
 PIPELINE_MIN_BYTES = 16 << 20
-#: Chunk size of the pipelined staging path, in bytes.
+#: Chunk size of :func:`async_tensor_h2d_pipelined`, in bytes.
 CHUNK_BYTES = 4 << 20
 
 
 def _copy_chunked(source: torch.Tensor, dtype: torch.dtype, dst: torch.Tensor, chunk_bytes: int) -> torch.Tensor:
     """Stage ``source`` into ``dst`` (a contiguous CUDA tensor) chunk by chunk along dim 0.
 
-    One pinned staging block for the whole payload comes from the caching host
-    allocator (so a call behind a busy stream reuses the block a previous call cached,
-    instead of allocating one block per chunk: measured 37 ms vs 2.5 ms for 64 MiB on
-    the H200); each chunk is converted into its slice of the block and its DMA is queued
-    with ``non_blocking=True`` on ``dst``'s device's current stream at once, so the DMA
-    of chunk i overlaps the host copy of chunk i+1. Every DMA records its stream on the
-    block, which is not handed out again before all of them ran; the host never waits.
+    Each chunk is converted into its own pinned block from the caching host allocator
+    and copied with ``non_blocking=True`` on ``dst``'s device's current stream, so the
+    DMA of chunk i overlaps the host copy of chunk i+1 and the small blocks recycle as
+    soon as their DMA ran. The host never waits on the stream, but a block whose copy
+    is still queued is not handed out again: behind a busy stream with a cold cache
+    every chunk costs a fresh ``cudaHostAlloc`` (measured on the H200: 29 ms for a
+    first 64 MiB call, reports/bench/2026-11-30_nonblocking_diag.txt).
     """
     if source.is_contiguous():
         src, dst_view = source.reshape(-1), dst.view(-1)
     else:
         src, dst_view = source, dst
-    staging = torch.empty(src.shape, dtype=dtype, pin_memory=True)
     row_bytes = max(1, (src[0].numel() if src.dim() > 1 else 1) * dtype.itemsize)
     step = max(1, chunk_bytes // row_bytes)
     for start in range(0, src.shape[0], step):
-        stop = start + step
-        staging[start:stop].copy_(src[start:stop])
-        dst_view[start:stop].copy_(staging[start:stop], non_blocking=True)
+        piece = src[start : start + step]
+        staging = torch.empty(piece.shape, dtype=dtype, pin_memory=True)
+        staging.copy_(piece)
+        dst_view[start : start + step].copy_(staging, non_blocking=True)
     return dst
 
 
@@ -188,10 +187,8 @@ def async_tensor_h2d(
           into a fresh contiguous pinned buffer (converted to the target dtype on the
           host), then copied with ``non_blocking=True`` on the target device's current
           stream. The source may be overwritten as soon as the call returns (the copy
-          reads the staging buffer, a snapshot). Payloads of ``PIPELINE_MIN_BYTES``
-          (16 MiB) or more going to a contiguous destination are staged and copied in
-          ``CHUNK_BYTES`` (4 MiB) chunks, so the DMA of one chunk overlaps the host copy
-          of the next; the host still never waits on the stream.
+          reads the staging buffer, a snapshot). One staging buffer per call; see
+          :func:`async_tensor_h2d_pipelined` for the chunked variant.
         - A CPU tensor that is already pinned, contiguous and of the target dtype is
           *not* copied again: the DMA reads it directly. Hazard, as in vLLM: do not
           write to it until the copy has completed; wait with
@@ -215,7 +212,29 @@ def async_tensor_h2d(
 
         On any exception nothing has been written: ``out`` is untouched.
     """
-    return _async_h2d(data, device, dtype, out, chunk_bytes=CHUNK_BYTES, min_bytes=PIPELINE_MIN_BYTES)
+    return _async_h2d(data, device, dtype, out, chunk_bytes=None)
+
+
+def async_tensor_h2d_pipelined(
+    data: Any,
+    device: torch.device | str | int | None = None,
+    dtype: torch.dtype | None = None,
+    out: torch.Tensor | None = None,
+) -> torch.Tensor:
+    """:func:`async_tensor_h2d` with chunked, pipelined staging for large payloads (opt-in).
+
+    Same signature, semantics and exceptions. Staged payloads of ``PIPELINE_MIN_BYTES``
+    (16 MiB) or more going to a contiguous destination are staged and copied in
+    ``CHUNK_BYTES`` (4 MiB) chunks, each in its own pinned block, so the DMA of one
+    chunk overlaps the host copy of the next.
+
+    When to use it (H200, torch 2.11, reports/bench/): for large unpinned inputs sent
+    back to back it reached 87-94% of the pinned DMA bandwidth at 16 MiB-1 GiB (single
+    staging: 12-69%). The cost: behind a busy stream with a cold host-allocator cache
+    the first call pays one ``cudaHostAlloc`` per chunk (29-38 ms for 64 MiB), which
+    fails the kit's non-blocking contract (20 ms budget), so it is not the default.
+    """
+    return _async_h2d(data, device, dtype, out, chunk_bytes=CHUNK_BYTES)
 
 
 def _async_h2d(

@@ -46,12 +46,12 @@ def test_chunked_staging_keeps_contracts(cuda_device, chunk_bytes, contract):
 
 
 def test_large_payload_is_chunked(cuda_device):
-    """A >= PIPELINE_MIN_BYTES pageable tensor goes through several pinned DMAs (one per chunk)."""
+    """async_tensor_h2d_pipelined: a >= PIPELINE_MIN_BYTES pageable tensor goes through one pinned DMA per chunk."""
     from contracts.gpu import memcpy_kinds
 
     n = R.PIPELINE_MIN_BYTES // 4
     data = torch.arange(n, dtype=torch.int32)
-    names, result = memcpy_kinds(lambda: h2d_impl.async_tensor_h2d(data, cuda_device))
+    names, result = memcpy_kinds(lambda: h2d_impl.async_tensor_h2d_pipelined(data, cuda_device))
     h2d = [x for x in names if "HtoD" in x]
     assert len(h2d) == R.PIPELINE_MIN_BYTES // R.CHUNK_BYTES, h2d
     assert set(h2d) == {"Memcpy HtoD (Pinned -> Device)"}
