@@ -230,7 +230,10 @@ class ConformanceReport:
         }
 
     def write(self, path: str | Path) -> tuple[Path, Path]:
+        """Write ``PATH.json`` and ``PATH.md``; if PATH is an existing directory, ``PATH/<target>.json`` and ``.md``."""
         path = Path(path)
+        if path.is_dir():
+            path = path / str(self.meta.get("target", "report"))
         path.parent.mkdir(parents=True, exist_ok=True)
         data = self.to_json()
         jpath, mpath = Path(f"{path}.json"), Path(f"{path}.md")

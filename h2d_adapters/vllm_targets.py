@@ -37,8 +37,10 @@ Pinned memory: vLLM decides once, at import, with ``current_platform.is_pin_memo
 ``VLLM_TARGET_DEVICE=cpu`` (the ``+cpu`` wheels imply it), which selects ``CpuPlatform``
 whose answer is False. So when CUDA is unavailable and ``VLLM_TARGET_DEVICE`` is unset,
 these factories set it to ``cpu`` before importing vLLM: the target behaves as vLLM on a
-machine without pinned memory (``PIN_MEMORY=False``). If vLLM still believes it can
-pin where torch cannot, the factory refuses with a message, rather than patching vLLM.
+machine without pinned memory (``PIN_MEMORY=False``). Releases whose detection ignores
+``VLLM_TARGET_DEVICE`` (0.27.0) still answer True there; then, and only then, the
+adapter sets the module constant ``PIN_MEMORY`` to False (see :func:`_pin_memory_flag`)
+and says so in the target's notes.
 """
 
 from __future__ import annotations
@@ -102,20 +104,32 @@ def _import_torch_utils() -> tuple[Any, str]:
     return tu, __version__
 
 
+#: How the last factory call settled PIN_MEMORY (for the target's notes and the report).
+_PIN_HOW = {"how": ""}
+
+
 def _pin_memory_flag(tu: Any) -> bool:
-    """vLLM's own answer (``PIN_MEMORY``, or ``is_pin_memory_available()`` in releases without the constant)."""
+    """vLLM's answer (``PIN_MEMORY``, or ``is_pin_memory_available()`` in releases without the constant), made honest.
+
+    Where vLLM believes it can pin but torch cannot (a release whose platform detection
+    ignores ``VLLM_TARGET_DEVICE``, e.g. 0.27.0 with a generic wheel on a CPU-only
+    host), the module constant ``vllm.utils.torch_utils.PIN_MEMORY`` is set to False:
+    the value vLLM's ``CpuPlatform.is_pin_memory_available()`` returns, i.e. vLLM as it
+    runs on a machine without pinned memory. This is the only change made to vLLM, and
+    the target's notes record it.
+    """
     if hasattr(tu, "PIN_MEMORY"):
         flag = bool(tu.PIN_MEMORY)
     else:
         from vllm.utils.platform_utils import is_pin_memory_available
 
         flag = bool(is_pin_memory_available())
+    _PIN_HOW["how"] = "vLLM's own platform detection"
     if flag and not _torch_can_pin():
-        raise RuntimeError(
-            "vLLM believes pinned memory is available (PIN_MEMORY=True) but torch cannot pin on this machine; "
-            f"VLLM_TARGET_DEVICE={os.environ.get('VLLM_TARGET_DEVICE', '<unset>')}. Set VLLM_TARGET_DEVICE=cpu "
-            "before vLLM is imported (the adapter does so when it imports vLLM first)."
-        )
+        if hasattr(tu, "PIN_MEMORY"):
+            tu.PIN_MEMORY = False
+        flag = False
+        _PIN_HOW["how"] = "set to False by the adapter: vLLM's platform detection said True but torch cannot pin here"
     return flag
 
 
@@ -252,7 +266,7 @@ def adapt_pin_memory(
 
 def _pin_note(flag: bool) -> str:
     where = f"VLLM_TARGET_DEVICE={os.environ.get('VLLM_TARGET_DEVICE', '<unset>')}"
-    return f"vLLM PIN_MEMORY={flag} ({where}; CUDA {'available' if torch.cuda.is_available() else 'unavailable'})"
+    return f"vLLM PIN_MEMORY={flag} ({_PIN_HOW['how']}; {where}; CUDA {'available' if torch.cuda.is_available() else 'unavailable'})"
 
 
 def vllm_target() -> Target:
