@@ -129,6 +129,10 @@ def _numpy_to_tensor(arr: np.ndarray) -> torch.Tensor:
     if arr.dtype.byteorder not in ("=", "|"):
         # Non-native byte order: torch.from_numpy refuses it; swap into native order.
         arr = arr.astype(arr.dtype.newbyteorder("="))
+    if arr.dtype.kind in "iu" and arr.dtype.char != np.dtype(arr.dtype.str).char:
+        # np.longlong / np.ulonglong alias int64 / uint64 but torch.from_numpy refuses
+        # them (numpy builds them for Python ints of 2**63 and up): view as the canonical type.
+        arr = arr.view(np.dtype(arr.dtype.str))
     if any(s < 0 for s in arr.strides):
         # Negative strides (e.g. a[::-1]): torch tensors cannot express them.
         arr = np.ascontiguousarray(arr)
@@ -144,15 +148,25 @@ def _numpy_to_tensor(arr: np.ndarray) -> torch.Tensor:
         raise TypeError(f"data has numpy dtype {arr.dtype}, which torch cannot represent") from exc
 
 
+def _first_leaf(data: Any) -> Any:
+    while isinstance(data, (list, tuple)) and data:
+        data = data[0]
+    return data
+
+
 def _list_to_array(data: Any) -> np.ndarray:
     """Build a numpy array from a (nested) list/tuple/scalar, rejecting ragged or non-numeric input."""
     try:
         arr = np.asarray(data)
     except ValueError as exc:  # ragged nesting: numpy>=1.24 raises instead of making objects
         raise ValueError(f"data is a ragged nested sequence and has no rectangular shape: {describe(data)}") from exc
+    except (TypeError, RuntimeError) as exc:  # e.g. bfloat16 or requires_grad tensors inside a list
+        raise TypeError(f"data contains elements numpy cannot convert ({exc}): {describe(data)}") from exc
     if arr.dtype.kind == "O":
         for leaf in arr.ravel():
-            if isinstance(leaf, bool) or not isinstance(leaf, numbers.Number):
+            if isinstance(leaf, bool) or not isinstance(leaf, numbers.Integral):
+                if isinstance(leaf, (bool, np.bool_, float, complex, np.number)):
+                    continue
                 raise TypeError(
                     f"data contains {type(leaf).__name__} element {leaf!r}; only bool, int, float "
                     f"and complex elements are accepted: {describe(data)}"
@@ -163,6 +177,12 @@ def _list_to_array(data: Any) -> np.ndarray:
             f"data contains elements of kind {arr.dtype} (strings, bytes or dates); only bool, "
             f"int, float and complex elements are accepted: {describe(data)}"
         )
+    if arr.dtype.kind == "f" and arr.size and float(np.nanmax(np.abs(arr), initial=0.0)) >= 2.0**63:
+        # numpy turns a mix of negative ints and ints >= 2**63 into float64 silently;
+        # torch.tensor raises. Look for such ints and refuse them.
+        for leaf in np.asarray(data, dtype=object).ravel():
+            if isinstance(leaf, numbers.Integral) and not isinstance(leaf, bool) and abs(int(leaf)) >= 2**63:
+                raise ValueError(f"data contains integers outside the int64 range: {describe(data)}")
     return arr
 
 
@@ -188,8 +208,9 @@ def as_source_tensor(data: Any) -> tuple[torch.Tensor, torch.dtype]:
             the int64/uint64 range in a list.
     """
     if isinstance(data, torch.Tensor):
-        if data.layout != torch.strided:
-            raise TypeError(f"data has layout {data.layout}; only strided (dense) tensors are accepted")
+        if data.is_nested or data.layout != torch.strided:
+            layout = "nested" if data.is_nested else data.layout
+            raise TypeError(f"data has layout {layout}; only strided (dense) tensors are accepted")
         if data.device.type != "cpu":
             raise ValueError(f"data must be a host (CPU) tensor, got data.device={data.device}")
         if data.dtype not in SUPPORTED_DTYPES:
@@ -202,10 +223,15 @@ def as_source_tensor(data: Any) -> tuple[torch.Tensor, torch.dtype]:
         source = _numpy_to_tensor(np.asarray(data))
         return source, source.dtype
     if isinstance(data, (list, tuple)) or (
-        isinstance(data, numbers.Number) and not isinstance(data, (np.generic,))
+        isinstance(data, (numbers.Number, np.bool_)) and not isinstance(data, (np.generic,))
     ):
+        if not isinstance(data, (list, tuple, bool, int, float, complex)):
+            raise TypeError(f"data of type {type(data).__qualname__} is not supported: pass an int, float, bool or complex")
         arr = _list_to_array(data)
         source = _numpy_to_tensor(arr)
+        if isinstance(_first_leaf(data), (np.generic, torch.Tensor)):
+            # torch.tensor infers from numpy scalars / 0-d tensors by their own dtype.
+            return source, source.dtype
         kind = arr.dtype.kind
         if kind == "b":
             own = torch.bool
@@ -224,6 +250,10 @@ def as_source_tensor(data: Any) -> tuple[torch.Tensor, torch.dtype]:
 
 def _first_index(mask: torch.Tensor) -> tuple[int, ...]:
     return tuple(int(i) for i in torch.nonzero(mask.reshape(mask.shape))[0].tolist())
+
+
+def _at(idx: tuple[int, ...]) -> str:
+    return f"data[{', '.join(map(str, idx))}]" if idx else "data"
 
 
 def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
@@ -260,7 +290,7 @@ def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
         if bad.any():
             idx = _first_index(bad)
             raise ValueError(
-                f"data[{', '.join(map(str, idx))}] = {wide[idx].item()} cannot be converted to integer dtype {dtype}"
+                f"{_at(idx)} = {wide[idx].item()} cannot be converted to integer dtype {dtype}"
             )
         # The value itself must lie in [min, max] (torch.tensor's rule for Python
         # floats: -0.5 is out of range for uint8). float(max) rounds up for int64, so
@@ -268,17 +298,17 @@ def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
         bad = (wide < float(info.min)) | (wide > float(info.max)) | (wide >= float(info.max + 1))
     else:
         sinfo = torch.iinfo(source.dtype)
-        wide = source
-        # Compare only against bounds tighter than the source's own range: those are
-        # representable in the source dtype, so the comparison itself cannot overflow.
-        bad = torch.zeros(source.shape, dtype=torch.bool)
-        if info.min > sinfo.min:
-            bad |= source < info.min
-        if info.max < sinfo.max:
-            bad |= source > info.max
+        if sinfo.min >= info.min and sinfo.max <= info.max:
+            return
+        # numpy compares any integer dtype with Python ints exactly (torch has no
+        # comparison kernels for uint16/32/64 on the CPU).
+        values = source.numpy()
+        bad_np = (values < info.min) | (values > info.max)
+        bad = torch.from_numpy(np.array(bad_np, dtype=np.bool_, ndmin=0, copy=True))
+        wide = source.to(torch.int64) if source.dtype != getattr(torch, "uint64", None) else torch.from_numpy(values.astype(np.float64))
     if bad.any():
         idx = _first_index(bad)
         raise ValueError(
-            f"data[{', '.join(map(str, idx))}] = {wide[idx].item()} is out of range for {dtype} "
+            f"{_at(idx)} = {wide[idx].item()} is out of range for {dtype} "
             f"[{info.min}, {info.max}]"
         )

@@ -43,9 +43,10 @@ class CpuGpuBuffer:
 
     Raises:
         TypeError: a size that is not an int (bools included), a dtype that is not a
-            supported torch dtype.
-        ValueError: no size, a negative size, ``with_numpy=True`` with a dtype numpy
-            cannot represent.
+            supported torch dtype, a missing device, a non-bool ``pin_memory`` or
+            ``with_numpy``.
+        ValueError: no size, a negative size, a size too large to allocate, an invalid
+            or unavailable device, ``with_numpy=True`` with a dtype numpy cannot represent.
     """
 
     def __init__(
@@ -72,6 +73,15 @@ class CpuGpuBuffer:
         check_dtype_arg(dtype)
         if dtype is None:
             raise TypeError("dtype is required: pass a torch.dtype such as torch.int32")
+        if device is None:
+            raise TypeError("device is required: pass 'cuda', 'cuda:1', a torch.device or 'cpu'")
+        from .h2d import _resolve_device  # local: h2d imports this package's helpers
+
+        device = _resolve_device(device)
+        if pin_memory is not None and not isinstance(pin_memory, (bool, np.bool_)):
+            raise TypeError(f"pin_memory must be a bool or None, got {pin_memory!r}")
+        if not isinstance(with_numpy, (bool, np.bool_)):
+            raise TypeError(f"with_numpy must be a bool, got {with_numpy!r}")
         if with_numpy and dtype not in _NUMPY_DTYPES:
             raise ValueError(
                 f"dtype={dtype} has no numpy equivalent, so .np cannot be made: "
@@ -79,8 +89,11 @@ class CpuGpuBuffer:
             )
         if pin_memory is None:
             pin_memory = pin_memory_available()
-        self.cpu = torch.zeros(size, dtype=dtype, device="cpu", pin_memory=bool(pin_memory) and pin_memory_available())
-        self.gpu = torch.zeros(size, dtype=dtype, device=device)
+        try:
+            self.cpu = torch.zeros(size, dtype=dtype, device="cpu", pin_memory=bool(pin_memory) and pin_memory_available())
+            self.gpu = torch.zeros(size, dtype=dtype, device=device)
+        except (RuntimeError, OverflowError, TypeError) as exc:
+            raise ValueError(f"size={size} with dtype={dtype} cannot be allocated: {str(exc).splitlines()[0]}") from exc
         self._np = self.cpu.numpy() if with_numpy else None
 
     @property

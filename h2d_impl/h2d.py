@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import numpy as np
 import torch
 
 from ._host import (
@@ -32,13 +33,19 @@ def _parse_device(device: torch.device | str | int) -> torch.device:
 
 def _resolve_device(device: Any, name: str = "device") -> torch.device:
     """Parse ``device`` and give CUDA devices an explicit index (the current device)."""
-    if isinstance(device, bool) or not isinstance(device, (torch.device, str, int)):
+    if isinstance(device, (bool, np.bool_)) or not isinstance(device, (torch.device, str, int, np.integer)):
         raise TypeError(f"{name} must be a torch.device, str or int, got {device!r}")
+    if isinstance(device, np.integer):
+        device = int(device)
+    if isinstance(device, int) and device < 0:
+        raise ValueError(f"{name}={device} is a negative device index")
     try:
         dev = _parse_device(device)
     except (RuntimeError, ValueError) as exc:
         raise ValueError(f"{name}={device!r} is not a valid device string") from exc
     if dev.type == "cpu":
+        if dev.index not in (None, 0):
+            raise ValueError(f"{name}={dev} names a CPU index; the host is 'cpu'")
         return _CPU
     if dev.type != "cuda":
         raise ValueError(f"{name}={dev} is not supported: the target must be 'cpu' or a CUDA device")
@@ -60,10 +67,34 @@ def _check_out(out: Any) -> None:
         raise TypeError(f"out has layout {out.layout}; only strided (dense) tensors can be written")
     if out.requires_grad:
         raise ValueError("out requires grad; in-place writes into it would be recorded by autograd")
-    # A stride-0 dimension of size > 1 makes several elements share memory: torch's
-    # copy_ would refuse it too, but only after our staging work, so check here.
-    if any(st == 0 and sz > 1 for st, sz in zip(out.stride(), out.shape)):
-        raise ValueError(f"out has overlapping memory (a stride-0 dimension): {describe(out)}")
+    if out.is_nested:
+        raise TypeError("out is a nested tensor; only strided (dense) tensors can be written")
+    if _may_overlap(out):
+        raise ValueError(f"out has internally overlapping memory (several elements share an address): {describe(out)}")
+
+
+def _may_overlap(t: torch.Tensor) -> bool:
+    """True unless the strides provably give every element its own address.
+
+    Sorted by stride, each dimension of size > 1 must step past everything the smaller
+    dimensions reach (``stride_i > sum_j<i stride_j * (size_j - 1)``). That covers
+    stride 0 (``expand``) and ``as_strided`` overlaps; exotic interleavings that do not
+    overlap are rejected too, which is safe.
+    """
+    reach = 0
+    for stride, size in sorted((st, sz) for st, sz in zip(t.stride(), t.shape) if sz > 1):
+        if stride <= reach:
+            return True
+        reach += stride * (size - 1)
+    return False
+
+
+def _shares_memory(a: Any, b: torch.Tensor) -> bool:
+    """Whether tensor ``a`` and host tensor ``b`` live in overlapping host memory."""
+    if not isinstance(a, torch.Tensor) or a.device.type != "cpu" or b.device.type != "cpu" or not a.numel() or not b.numel():
+        return False
+    sa, sb = a.untyped_storage(), b.untyped_storage()
+    return sa.data_ptr() < sb.data_ptr() + sb.nbytes() and sb.data_ptr() < sa.data_ptr() + sa.nbytes()
 
 
 def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
@@ -72,7 +103,7 @@ def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
     if out is not None:
         _check_out(out)
     if device is None and out is None:
-        raise TypeError("async_tensor_h2d() needs a target: pass device=... or out=... (got neither)")
+        raise TypeError("a target is required: pass device=... or out=... (got neither)")
     target = _resolve_device(device) if device is not None else None
     if out is not None:
         out_device = out.device if out.device.type != "cuda" else torch.device("cuda", out.device.index)
@@ -93,6 +124,8 @@ def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
             f"out.shape={tuple(out.shape)} but data has shape {tuple(source.shape)}; "
             "out is never broadcast or truncated"
         )
+    if out is not None and not (isinstance(data, torch.Tensor) and out is data) and _shares_memory(source, out):
+        raise ValueError("out shares memory with data; copy data first or pass another out")
     check_representable(source, dtype)
     return source, dtype, target
 
