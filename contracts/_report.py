@@ -48,6 +48,8 @@ def _short_list(values: Any) -> str:
 def repro_value(obj: Any) -> str:
     """Python source that rebuilds ``obj`` (values, dtype, device, pinned-ness, layout noted)."""
     if isinstance(obj, torch.Tensor):
+        if obj.is_nested:
+            return f"<nested tensor of {obj.size(0)} components, dtype {obj.dtype}>"
         if obj.layout != torch.strided or obj.device.type == "meta":
             return f"<{obj.layout} tensor on {obj.device}, shape {tuple(obj.shape)}, dtype {obj.dtype}>"
         host = obj.detach().cpu()

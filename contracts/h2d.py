@@ -115,7 +115,7 @@ def _expect_raise(
     __tracebackhide__ = True
     call = repro_call(data, kwargs)
     out = kwargs.get("out")
-    before = raw_storage(out) if isinstance(out, torch.Tensor) and out.layout == torch.strided else None
+    before = raw_storage(out) if isinstance(out, torch.Tensor) and out.layout == torch.strided and not out.is_nested else None
     try:
         target.call(data, kwargs)
     except raises as exc:

@@ -308,4 +308,26 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         return BadInput(kind, torch.zeros(n).to_sparse(), {"out": out_for((n,), torch.float32)}, raises)
     if kind == "device-bool":
         return BadInput(kind, good, {"device": True}, raises)
+    if kind == "out-as-strided-overlap":
+        side = n + 1  # a (side, side) view of side*side elements with strides (1, 1): rows overlap
+        data = [[float(i)] * side for i in range(side)]
+        return BadInput(kind, data, {"out": out_for((side * side,), torch.float32).as_strided((side, side), (1, 1))}, raises)
+    if kind == "out-aliases-data":
+        base = torch.arange(n + 1, dtype=torch.float32)  # host memory on every device: data and out overlap
+        return BadInput(kind, base[:n], {"out": base[1:]}, raises)
+    if kind == "nested-tensor-data":
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            nested = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+        return BadInput(kind, nested, {"device": device}, raises)
+    if kind == "decimal-element":
+        import decimal
+
+        return BadInput(kind, [decimal.Decimal("1.5")] * n, {"out": out_for((n,), torch.float32)}, raises)
+    if kind == "uint32-out-of-range":
+        return BadInput(kind, np.full(n, 2**31, dtype=np.uint32), {"out": out_for((n,), torch.int32)}, raises)
+    if kind == "mixed-sign-huge-ints":
+        return BadInput(kind, [-1, 2**63][:max(n, 2)] + [0] * max(0, n - 2), {"device": device}, raises)
     raise ValueError(f"unknown bad-input kind {kind!r}")
