@@ -1,6 +1,6 @@
 """Reusable contracts (properties) of H2D copy utilities, written against :class:`Target`.
 
-Catalogue ids (DESIGN.md): values, dtype, out, target, no-alias, staging,
+Catalogue ids (the design brief, ../shared/DESIGN.md): values, dtype, out, target, no-alias, staging,
 non-blocking, snapshot, stream, buffer, cpu-path, bad-input. Each ``check_*`` raises
 :class:`ContractViolation` (an AssertionError whose message starts with ``[id]``) or
 :class:`NotApplicable` when the target lacks a capability the contract needs.

@@ -12,7 +12,7 @@ Techniques (measured on an H200, ``../shared/probes``):
 The non-blocking contract is the kit's one timing-based check: the call must return
 within ``NONBLOCKING_FRACTION`` of a ``BUSY_MS`` busy period, a wide margin: a
 pageable "non_blocking" copy of >= 4 MB blocked ~60 ms behind a busy stream on the
-H200, a staged one returned in 0.2-1.3 ms at every size up to 64 MB (DESIGN.md).
+H200, a staged one returned in 0.2-1.3 ms at every size up to 64 MB (the design brief, ../shared/DESIGN.md).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ __all__ = [
     "requires_cuda",
 ]
 
-#: Work queued on the stream before the timed call, in ms (DESIGN.md: "~100 ms").
+#: Work queued on the stream before the timed call, in ms (design brief ../shared/DESIGN.md: "~100 ms").
 BUSY_MS = 100.0
 #: The call must return within this fraction of BUSY_MS (20 ms): 15x the slowest staged
 #: return measured on the H200 (1.3 ms at 64 MB), a fifth of what a blocking copy costs.

@@ -36,7 +36,7 @@ def own_dtype(data: Any) -> torch.dtype:
 
 
 def resolve_dtype(data: Any, kwargs: dict[str, Any]) -> torch.dtype:
-    """DESIGN.md resolution order: ``dtype=``, else ``out.dtype``, else the data's own."""
+    """The design brief's (../shared/DESIGN.md) resolution order: ``dtype=``, else ``out.dtype``, else the data's own."""
     if kwargs.get("dtype") is not None:
         return kwargs["dtype"]
     if kwargs.get("out") is not None:

@@ -315,7 +315,7 @@ def prop_pinned_not_restaged(target: Target, device: torch.device, **overrides: 
     _run(body, overrides, cap=10)
 
 
-#: Payload sizes for the non-blocking contract: DESIGN.md measured blocking from 4 MB up.
+#: Payload sizes for the non-blocking contract: the design brief (../shared/DESIGN.md) measured blocking from 4 MB up.
 NON_BLOCKING_BYTES = (4 << 20, 16 << 20, 64 << 20)
 
 

@@ -31,7 +31,7 @@ class CpuGpuBuffer:
             ``"cpu"`` on CPU platforms), keyword-only, required.
         pin_memory: pin ``.cpu`` (page-locked). Default: :func:`pin_memory_available`.
             When pinning is asked for but unavailable (CPU-only torch), ``.cpu`` is
-            pageable, as DESIGN.md specifies ("pinned when asked and available").
+            pageable, as the design brief (../shared/DESIGN.md) specifies ("pinned when asked and available").
         with_numpy: also expose ``.np``, a ``numpy.ndarray`` sharing memory with
             ``.cpu``. numpy has no bfloat16 or float8 dtypes: asking for ``.np`` with
             those raises ValueError (vLLM raises ValueError for bfloat16 too).
