@@ -138,7 +138,7 @@ def _stage(source: torch.Tensor, dtype: torch.dtype, pin: bool) -> torch.Tensor:
     again before that copy has run, so dropping the staging tensor after the call is
     safe and the next call cannot overwrite a queued copy's source.
     """
-    staging = torch.empty(source.shape, dtype=dtype, pin_memory=pin)
+    staging = torch.empty(source.shape, dtype=dtype, device="cpu", pin_memory=pin)
     staging.copy_(source)
     return staging
 
@@ -181,7 +181,7 @@ def _copy_chunked(source: torch.Tensor, dtype: torch.dtype, dst: torch.Tensor, c
     step = max(1, chunk_bytes // row_bytes)
     for start in range(0, src.shape[0], step):
         piece = src[start : start + step]
-        staging = torch.empty(piece.shape, dtype=dtype, pin_memory=True)
+        staging = torch.empty(piece.shape, dtype=dtype, device="cpu", pin_memory=True)
         staging.copy_(piece)
         dst_view[start : start + step].copy_(staging, non_blocking=True)
     return dst
