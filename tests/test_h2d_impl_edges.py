@@ -71,25 +71,21 @@ def test_integer_limits_into_narrower_dtypes(target, src, dtype, accepted, rejec
         _rejected(target, np.array([accepted[0], v], dtype=src), dtype)
 
 
-@pytest.mark.xfail(
-    reason="reported to the lead: check_representable compares uint16/uint32/uint64 sources with torch, which has no "
-    "CPU comparison kernel for them: NotImplementedError instead of a result or ValueError",
-    strict=False,
-)
 @pytest.mark.parametrize("src, dtype", [(np.uint16, torch.uint8), (np.uint32, torch.int32), (np.uint64, torch.int64)], ids=["u16->u8", "u32->i32", "u64->i64"])
 def test_unsigned_sources_into_narrower_dtypes(target, src, dtype):
-    """uint16/32/64 are supported dtypes (h2d_impl.SUPPORTED_DTYPES): in-range values convert, out-of-range ones raise ValueError."""
+    """uint16/32/64 are supported dtypes (h2d_impl.SUPPORTED_DTYPES): in-range values convert, out-of-range ones raise ValueError.
+
+    (Raised NotImplementedError before 9931f95: torch has no CPU comparison kernel for them.)
+    """
     _ok(target, np.array([0, 7], dtype=src), dtype, [0, 7])
     _rejected(target, np.array([np.iinfo(src).max], dtype=src), dtype)
 
 
-@pytest.mark.xfail(
-    reason="reported to the lead: np.asarray([2**63]) is a numpy 'ulonglong' array, which torch.from_numpy refuses: "
-    "TypeError ('torch cannot represent') instead of ValueError (int64 range) or the uint64 value",
-    strict=False,
-)
 def test_list_ints_between_int64_and_uint64_max(target):
-    """``[2**63]``: out of range for the list's own dtype (int64): ValueError; with ``dtype=torch.uint64`` the value fits."""
+    """``[2**63]``: out of range for the list's own dtype (int64): ValueError; with ``dtype=torch.uint64`` the value fits.
+
+    (Raised TypeError before 9931f95: numpy builds a 'ulonglong' array, which torch.from_numpy refuses.)
+    """
     _rejected(target, [2**63], None)
     if hasattr(torch, "uint64"):
         result = target.async_tensor_h2d([2**63], device=CPU, dtype=torch.uint64)
@@ -153,14 +149,12 @@ def test_buffer_devices_under_a_default_device_context(target):
     assert not buf.gpu.any() and not buf.cpu.any()
 
 
-@pytest.mark.xfail(
-    reason="reported to the lead: h2d_impl stages into torch.empty(...) without device='cpu', so under a "
-    "default-device context (with torch.device('meta') / torch.set_default_device) the result lands on that device",
-    strict=False,
-)
 @pytest.mark.parametrize("data", [[1, 2], np.arange(3), torch.arange(4).view(2, 2).t()], ids=["list", "ndarray", "tensor"])
 def test_h2d_under_a_default_device_context(target, data):
-    """``async_tensor_h2d(data, device="cpu")`` inside ``with torch.device("meta")`` still returns a host tensor."""
+    """``async_tensor_h2d(data, device="cpu")`` inside ``with torch.device("meta")`` still returns a host tensor.
+
+    (Landed on the context's device before 9931f95: staging buffers were allocated without device="cpu".)
+    """
     with torch.device("meta"):
         result = target.async_tensor_h2d(data, device=CPU)
     assert result.device.type == "cpu", f"result on {result.device}"

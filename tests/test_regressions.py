@@ -32,8 +32,8 @@ Falsifying examples found by fuzz campaigns (``tools/fuzz.sh``) are added at the
 of this module, one test each, with the campaign that found them (reports/fuzz/):
 
 - 16 NaNs (a 4x4 list) into a bfloat16 ``out`` (campaign 20261130T124443Z-reference):
-  ``out`` is all NaN and nothing around it is written; the contract replay is an
-  ``xfail`` until ``check_out_written_exactly`` stops comparing NaN payloads.
+  ``out`` is all NaN and nothing around it is written; the exact call replayed through
+  ``check_out_written_exactly`` (a contract false positive on NaN payloads when found).
 """
 
 from __future__ import annotations
@@ -322,14 +322,15 @@ def test_fuzz_nan_list_into_bfloat16_out(target, device):
     assert torch.equal(around, torch.full((8,), 77.0, dtype=torch.bfloat16)), "bytes around out were written"
 
 
-@pytest.mark.xfail(
-    reason="kit bug reported to the lead: contracts.h2d.check_out_written_exactly compares out's raw bytes with the "
-    "oracle's, so NaN bit patterns (0xFFFF vs 0x7FC0) inside out's elements are reported as 'bytes outside out's own "
-    "elements changed'; the values contract forgives NaN payloads",
-    strict=False,
-)
 def test_fuzz_nan_list_into_bfloat16_out_contract_replay(target):
-    """The exact falsifying call of the campaign, replayed through the contract that flagged it."""
+    """The exact falsifying call of the campaign, replayed through the contract that flagged it.
+
+    It failed when found: ``check_out_written_exactly`` compared ``out``'s own bytes with
+    the oracle's, NaN payloads included (0xFFFF from torch's vectorised conversion vs
+    0x7FC0), and reported them as "bytes outside out's own elements changed". Passes since
+    the reference builds list sources differently (9931f95) and the contract compares only
+    the bytes around ``out`` (fix proposed to the lead).
+    """
     target.require("out", "regression")
     out = torch.full((4, 4), 77.0, dtype=torch.bfloat16)
     ch.check_out_written_exactly(target, _FUZZ_NAN_4x4, {"out": out})
