@@ -140,11 +140,20 @@ def pytest_runtest_call(item: pytest.Item):
         pytest.skip(f"not applicable: {exc}")
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
-    """``-n auto`` on a CUDA host starts one worker per GPU (each worker owns its GPU, see pytest_configure)."""
-    if torch.cuda.is_available() and torch.cuda.device_count() > 0:
-        return torch.cuda.device_count()
-    return None
+class _OneWorkerPerGPU:
+    """xdist hook, registered only when pytest-xdist is loaded (``-p no:xdist`` would reject an unknown hook)."""
+
+    @staticmethod
+    def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+        """``-n auto`` on a CUDA host starts one worker per GPU (each worker owns its GPU, see pytest_configure)."""
+        if torch.cuda.is_available() and torch.cuda.device_count() > 0:
+            return torch.cuda.device_count()
+        return None
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    if pluginmanager.has_plugin("xdist") or pluginmanager.has_plugin("xdist.plugin"):
+        pluginmanager.register(_OneWorkerPerGPU(), "h2d-one-worker-per-gpu")
 
 
 # --------------------------------------------------------------------------- expected failures (xfails/<target>.txt)

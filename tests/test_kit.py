@@ -161,3 +161,14 @@ def test_user_adapter_example_runs_the_contracts():
         check_values(target, np.arange(3, dtype=">i4"), {"device": torch.device("cpu")})
     with pytest.raises(NotApplicable):
         P.prop_out_written(target, torch.device("cpu"))
+
+
+def test_one_worker_per_gpu_hook_registered_with_xdist(pytestconfig):
+    """conftest registers the `-n auto` = one worker per GPU hook exactly when pytest-xdist is loaded."""
+    pm = pytestconfig.pluginmanager
+    has_xdist = pm.has_plugin("xdist") or pm.has_plugin("xdist.plugin")
+    hook = pm.get_plugin("h2d-one-worker-per-gpu")
+    assert (hook is not None) == has_xdist
+    if hook is not None:
+        want = torch.cuda.device_count() if torch.cuda.is_available() else None
+        assert hook.pytest_xdist_auto_num_workers(pytestconfig) == (want or None)
