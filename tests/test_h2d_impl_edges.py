@@ -153,7 +153,7 @@ def test_buffer_devices_under_a_default_device_context(target):
 def test_h2d_under_a_default_device_context(target, data):
     """``async_tensor_h2d(data, device="cpu")`` inside ``with torch.device("meta")`` still returns a host tensor.
 
-    (Landed on the context's device before 9931f95: staging buffers were allocated without device="cpu".)
+    (Landed on the context's device before 31612b5: staging buffers were allocated without device="cpu".)
     """
     with torch.device("meta"):
         result = target.async_tensor_h2d(data, device=CPU)
@@ -228,3 +228,14 @@ def test_read_only_array_warns_nothing_in_a_fresh_process():
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run([sys.executable, "-W", "error", "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr[-2000:]
+
+
+def test_out_is_data_is_a_no_op(target):
+    """``out`` that *is* ``data`` (the same tensor object) is allowed: returned unchanged.
+
+    A different tensor sharing ``data``'s memory is rejected (ValueError, tests/test_h2d_impl_errors.py).
+    """
+    target.require("out", "out")
+    t = torch.arange(4.0)
+    result = target.async_tensor_h2d(t, out=t)
+    assert result is t and t.tolist() == [0.0, 1.0, 2.0, 3.0]
