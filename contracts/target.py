@@ -160,17 +160,18 @@ def load_target(spec: str) -> Target:
     if spec in BUILTIN_TARGETS:
         return BUILTIN_TARGETS[spec]()
     if ":" not in spec:
-        raise ValueError(
-            f"--h2d-impl={spec!r} is not a known target; use one of {sorted(BUILTIN_TARGETS)} "
-            "or 'package.module:factory'"
-        )
+        raise ValueError(f"{spec!r} is not a known target; use one of {sorted(BUILTIN_TARGETS)} or 'package.module:factory'")
     module_name, _, attr = spec.partition(":")
     module = importlib.import_module(module_name)
     try:
         factory = getattr(module, attr)
     except AttributeError:
-        raise ValueError(f"--h2d-impl={spec!r}: module {module_name!r} has no attribute {attr!r}") from None
-    target = factory() if callable(factory) and not isinstance(factory, Target) else factory
+        raise ValueError(f"module {module_name!r} has no attribute {attr!r}") from None
+    if isinstance(factory, Target):
+        return factory
+    if not callable(factory):
+        raise ValueError(f"{module_name}.{attr} is a {type(factory).__name__}, not a factory returning contracts.Target")
+    target = factory()
     if not isinstance(target, Target):
-        raise ValueError(f"--h2d-impl={spec!r}: {attr}() returned {type(target).__name__}, not contracts.Target")
+        raise ValueError(f"{module_name}.{attr}() returned {type(target).__name__}, not contracts.Target")
     return target
