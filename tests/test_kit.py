@@ -133,9 +133,14 @@ def test_invalid_row_counts_are_invalid(n):
 # --------------------------------------------------------------------------- targets
 
 
-def test_unknown_target_names_the_option():
-    with pytest.raises(ValueError, match="--h2d-impl"):
+def test_unknown_target_names_the_choices():
+    with pytest.raises(ValueError, match="not a known target.*reference.*package.module:factory"):
         load_target("no-such-target")
+
+
+def test_non_factory_attribute_is_named():
+    with pytest.raises(ValueError, match="h2d_mutants.MUTANTS is a dict, not a factory"):
+        load_target("h2d_mutants:MUTANTS")
 
 
 def test_target_rejects_unknown_capability():
