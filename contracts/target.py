@@ -35,7 +35,12 @@ __all__ = ["CAPABILITIES", "Target", "load_target", "BUILTIN_TARGETS"]
 CAPABILITIES = frozenset({"out", "buffer", "cpu-variant", "cuda"})
 
 
-def _torch_pin_memory_available() -> bool:
+def torch_pin_memory_available() -> bool:
+    """Whether this process can allocate pinned host memory (a one-byte ``pin_memory=True`` try).
+
+    The kit's own detection, independent of any target's: used as the default of
+    :attr:`Target.pin_memory_available`, by the strategies and by the adapters.
+    """
     if not torch.cuda.is_available():
         return False
     try:
@@ -67,7 +72,7 @@ class Target:
     buffer_cls: type | None = None
     cpu_variant: Callable[..., torch.Tensor] | None = None
     capabilities: frozenset[str] = field(default_factory=lambda: frozenset({"out", "cuda"}))
-    pin_memory_available: Callable[[], bool] = _torch_pin_memory_available
+    pin_memory_available: Callable[[], bool] = torch_pin_memory_available
     version: str = "unknown"
     notes: str = ""
 

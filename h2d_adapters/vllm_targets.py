@@ -55,6 +55,7 @@ import numpy as np
 import torch
 
 from contracts import Target
+from contracts.target import torch_pin_memory_available
 
 from ._source import load_definitions
 
@@ -79,14 +80,6 @@ SIGNATURES: dict[str, tuple[str, ...]] = {
 _BUILTIN_FOR = {"current": "vllm", "device-dtype": "vllm-device-dtype", "pin-memory": "vllm-pin-memory", "pin-memory-0.21": "vllm-pin-memory"}
 
 
-def _torch_can_pin() -> bool:
-    if not torch.cuda.is_available():
-        return False
-    try:
-        torch.empty(1, pin_memory=True)
-    except RuntimeError:
-        return False
-    return True
 
 
 def _import_torch_utils() -> tuple[Any, str]:
@@ -125,7 +118,7 @@ def _pin_memory_flag(tu: Any) -> bool:
 
         flag = bool(is_pin_memory_available())
     _PIN_HOW["how"] = "vLLM's own platform detection"
-    if flag and not _torch_can_pin():
+    if flag and not torch_pin_memory_available():
         if hasattr(tu, "PIN_MEMORY"):
             tu.PIN_MEMORY = False
         flag = False
@@ -198,7 +191,7 @@ def adapt_device_dtype(
     version: str = "unknown",
     buffer_cls: type | None = None,
     cpu_variant: Callable[..., torch.Tensor] | None = None,
-    pin_memory_available: Callable[[], bool] = _torch_can_pin,
+    pin_memory_available: Callable[[], bool] = torch_pin_memory_available,
     notes: str = "",
 ) -> Target:
     """A Target for ``fn(data, device, dtype=None)`` (vLLM 0.24-0.29 and forks of them).

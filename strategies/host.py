@@ -44,13 +44,9 @@ ARRAY_LAYOUTS = ("contiguous", "fortran", "reversed", "sliced", "offset", "broad
 
 def pinning_available() -> bool:
     """Whether pinned host tensors can be drawn on this machine."""
-    if not torch.cuda.is_available():
-        return False
-    try:
-        torch.empty(1, pin_memory=True)
-    except RuntimeError:
-        return False
-    return True
+    from contracts.target import torch_pin_memory_available  # one detection for the whole kit
+
+    return torch_pin_memory_available()
 
 
 def torch_dtypes(*, float8: bool = True, exclude: tuple[torch.dtype, ...] = ()) -> st.SearchStrategy[torch.dtype]:
