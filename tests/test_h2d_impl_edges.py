@@ -239,3 +239,32 @@ def test_out_is_data_is_a_no_op(target):
     t = torch.arange(4.0)
     result = target.async_tensor_h2d(t, out=t)
     assert result is t and t.tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("order", ["data-below-out", "data-above-out"])
+def test_adjacent_memory_is_not_shared(target, order):
+    """``data`` and ``out`` in adjacent, non-overlapping halves of one numpy buffer: accepted (they share no byte)."""
+    target.require("out", "out")
+    base = np.arange(8, dtype=np.float32)
+    low, high = torch.from_numpy(base[:4]), torch.from_numpy(base[4:])
+    data, out = (low, high) if order == "data-below-out" else (high, low)
+    want = data.clone()
+    ch.check_out_written_exactly(target, data, {"out": out})
+    assert torch.equal(out, want)
+
+
+@pytest.mark.parametrize(
+    "data, dtype",
+    [([np.int8(3), np.int8(-4)], torch.int8), ([[np.float16(1.5)]], torch.float16), ([np.bool_(True)], torch.bool), ([np.float32(2.5)], torch.float32)],
+    ids=["int8", "nested-float16", "bool", "float32"],
+)
+def test_list_of_numpy_scalars_keeps_their_dtype(target, data, dtype):
+    """A list of numpy scalars infers like ``torch.tensor``: the scalars' own dtype (not int64/float32)."""
+    result = ch.check_values(target, data, {"device": CPU})
+    assert result.dtype == dtype == torch.tensor(data).dtype
+
+
+def test_small_ints_beside_huge_floats_are_fine(target):
+    """The int64-range scan of float lists only rejects *integers* of magnitude >= 2**63: ``[200, 1e19]`` is a float list."""
+    result = ch.check_values(target, [200, 1e19], {"device": CPU})
+    assert result.dtype == torch.get_default_dtype() and torch.equal(result, torch.tensor([200.0, 1e19]))
