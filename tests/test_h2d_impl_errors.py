@@ -17,6 +17,7 @@ without CUDA (skipped elsewhere).
 
 from __future__ import annotations
 
+import collections
 import decimal
 import fractions
 import warnings
@@ -209,6 +210,8 @@ CASES = [
      'data[1] = 1.8446744073709552e+19 is out of range for torch.int64 [-9223372036854775808, 9223372036854775807]'),
     ('uint16-out-of-range', lambda: f(np.array([7, 300], dtype=np.uint16), device=cpu, dtype=torch.uint8), ValueError,
      'data[1] = 300 is out of range for torch.uint8 [0, 255]'),
+    ('ordereddict-data', lambda: f(collections.OrderedDict(), device=cpu), TypeError,
+     'data must be a list, tuple, numpy.ndarray, CPU torch.Tensor or number, got collections.OrderedDict'),
 ]
 
 #: Only meaningful on machines without CUDA.
@@ -246,3 +249,10 @@ def test_describe_marks_pinned_and_pageable_tensors():
             f([1.0, 2.0, 3.0], out=out)
         kind = "pinned" if pinned else "pageable"
         assert str(info.value) == f"out has internally overlapping memory (several elements share an address): Tensor(shape=(3,), dtype=torch.float32, device=cpu, stride=(0,), {kind})"
+
+
+def test_buffer_repr():
+    """``repr(CpuGpuBuffer)`` (used in the GPU contracts' failure messages): shape, dtype, device, pinned-ness."""
+    buf = B(3, 2, dtype=torch.int32, device=cpu)
+    pinned = buf.cpu.is_pinned() if H.pin_memory_available() else False
+    assert repr(buf) == f"CpuGpuBuffer(*(3, 2), dtype=torch.int32, device=cpu, pinned={pinned})"
