@@ -180,14 +180,12 @@ def test_nan_into_integer_dtype(target, device, dtype, shape):
     ch.check_bad_input(target, data, _kwargs(device, dtype=dtype), ValueError, f"nan into {dtype}")
 
 
-@pytest.mark.xfail(
-    reason="reported to the lead: h2d_impl._host._list_to_array calls np.nanmax on the 0-d all-NaN array and numpy "
-    "emits RuntimeWarning('All-NaN axis encountered'); under -W error the valid call raises it",
-    strict=False,
-)
 @pytest.mark.parametrize("dtype", [None, torch.int32], ids=["own-dtype", "int32"])
 def test_nan_scalar_warns_nothing(target, dtype):
-    """``float('nan')`` alone: a float32 NaN (own dtype), or ValueError for an integer dtype, with no warning on the way."""
+    """``float('nan')`` alone: a float32 NaN (own dtype), or ValueError for an integer dtype, with no warning on the way.
+
+    (Emitted numpy's "All-NaN axis encountered" RuntimeWarning before 3635f2d.)
+    """
     import warnings
 
     kwargs = {"device": torch.device("cpu")} if dtype is None else {"device": torch.device("cpu"), "dtype": dtype}
