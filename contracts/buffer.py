@@ -56,7 +56,8 @@ def _bytes(t: torch.Tensor) -> np.ndarray:
     """Raw bytes of a tensor's elements, shape ``(rows, row_bytes)`` (any device)."""
     host = t.detach().cpu().contiguous()
     rows = host.shape[0] if host.dim() else 1
-    return host.view(torch.uint8).reshape(rows, -1).numpy() if host.numel() else np.zeros((rows, 0), np.uint8)
+    # .copy(): a snapshot, not a view of live host memory (a view would compare rows with themselves).
+    return host.view(torch.uint8).reshape(rows, -1).numpy().copy() if host.numel() else np.zeros((rows, 0), np.uint8)
 
 
 def check_buffer_init(target: Target, spec: dict[str, Any], device: torch.device) -> Any:

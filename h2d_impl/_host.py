@@ -177,7 +177,7 @@ def _list_to_array(data: Any) -> np.ndarray:
             f"data contains elements of kind {arr.dtype} (strings, bytes or dates); only bool, "
             f"int, float and complex elements are accepted: {describe(data)}"
         )
-    if arr.dtype.kind == "f" and arr.size and bool((np.abs(arr[np.isfinite(arr)]) >= 2.0**63).any()):
+    if arr.dtype.kind == "f" and arr.size and bool((np.abs(arr[np.isfinite(arr)].astype(np.float64)) >= 2.0**63).any()):
         # numpy turns a mix of negative ints and ints >= 2**63 into float64 silently;
         # torch.tensor raises. Look for such ints and refuse them.
         for leaf in np.asarray(data, dtype=object).ravel():
