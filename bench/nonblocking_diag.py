@@ -1,12 +1,16 @@
 """Diagnostic: host ms behind a 100 ms busy stream (contract sequence: warm-up, sync, busy, timed call)
-and steady throughput, for three staging variants of the reference. Single process."""
+and steady throughput, for three staging variants of the reference. Single process.
+
+Produced reports/bench/2026-11-30_nonblocking_diag.txt with the h2d_impl of 3c7ae18^, whose ``R._copy_chunked`` was
+the one-block design; since then ``R._copy_chunked`` *is* the per-chunk design, so the
+"one_block" variant below now measures the same code as "per_chunk"."""
 import statistics, sys, time, os
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np, torch
 import h2d_impl
 from h2d_impl import h2d as R
 
-def per_chunk_blocks(source, dtype, dst, chunk_bytes):  # the first design (one pinned block per chunk)
+def per_chunk_blocks(source, dtype, dst, chunk_bytes, *, pin=True):  # the first design (one pinned block per chunk)
     src, dv = (source.reshape(-1), dst.view(-1)) if source.is_contiguous() else (source, dst)
     row = max(1, (src[0].numel() if src.dim() > 1 else 1) * dtype.itemsize); step = max(1, chunk_bytes // row)
     for s in range(0, src.shape[0], step):

@@ -162,16 +162,18 @@ PIPELINE_MIN_BYTES = 16 << 20
 CHUNK_BYTES = 4 << 20
 
 
-def _copy_chunked(source: torch.Tensor, dtype: torch.dtype, dst: torch.Tensor, chunk_bytes: int) -> torch.Tensor:
-    """Stage ``source`` into ``dst`` (a contiguous CUDA tensor) chunk by chunk along dim 0.
+def _copy_chunked(source: torch.Tensor, dtype: torch.dtype, dst: torch.Tensor, chunk_bytes: int, *, pin: bool) -> torch.Tensor:
+    """Stage ``source`` into ``dst`` (a contiguous tensor of ``source``'s shape) chunk by chunk along dim 0.
 
-    Each chunk is converted into its own pinned block from the caching host allocator
-    and copied with ``non_blocking=True`` on ``dst``'s device's current stream, so the
-    DMA of chunk i overlaps the host copy of chunk i+1 and the small blocks recycle as
-    soon as their DMA ran. The host never waits on the stream, but a block whose copy
-    is still queued is not handed out again: behind a busy stream with a cold cache
-    every chunk costs a fresh ``cudaHostAlloc`` (measured on the H200: 29 ms for a
-    first 64 MiB call, reports/bench/2026-11-30_nonblocking_diag.txt).
+    Each chunk of at most ``max(chunk_bytes, one row)`` bytes is converted into its own
+    host block (pinned if ``pin``; the caller passes ``pin=True`` for CUDA targets) from
+    the caching host allocator and copied with ``non_blocking=True`` on ``dst``'s
+    device's current stream, so the DMA of chunk i overlaps the host copy of chunk
+    i+1 and the small blocks recycle as soon as their DMA ran. The host never waits on
+    the stream, but a block whose copy is still queued is not handed out again: behind
+    a busy stream with a cold cache every chunk costs a fresh ``cudaHostAlloc``
+    (measured on the H200: 29 ms for a first 64 MiB call,
+    reports/bench/2026-11-30_nonblocking_diag.txt).
     """
     if source.is_contiguous():
         src, dst_view = source.reshape(-1), dst.view(-1)
@@ -181,7 +183,7 @@ def _copy_chunked(source: torch.Tensor, dtype: torch.dtype, dst: torch.Tensor, c
     step = max(1, chunk_bytes // row_bytes)
     for start in range(0, src.shape[0], step):
         piece = src[start : start + step]
-        staging = torch.empty(piece.shape, dtype=dtype, device="cpu", pin_memory=True)
+        staging = torch.empty(piece.shape, dtype=dtype, device="cpu", pin_memory=pin)
         staging.copy_(piece)
         dst_view[start : start + step].copy_(staging, non_blocking=True)
     return dst
@@ -283,18 +285,42 @@ def _async_h2d(
         if out is not None:
             return out.copy_(source)
         return _stage(source, dtype, pin=False)
+    pin = pin_memory_available()
+    return _to_device(data, source, dtype, target, out, pin=pin, chunk_bytes=chunk_bytes if pin else None, min_bytes=min_bytes)
+
+
+def _to_device(
+    data: Any,
+    source: torch.Tensor,
+    dtype: torch.dtype,
+    target: torch.device,
+    out: torch.Tensor | None,
+    *,
+    pin: bool,
+    chunk_bytes: int | None,
+    min_bytes: int,
+) -> torch.Tensor:
+    """The device half of :func:`_async_h2d`, after validation: pick zero-copy, chunked or single staging.
+
+    ``source`` is the validated host tensor of ``data``; ``target`` the resolved device;
+    ``pin`` whether staging blocks are pinned; ``chunk_bytes=None`` disables chunking.
+    Every copy into the destination is issued with ``non_blocking=True`` (on the current
+    stream of ``target``) from a pinned block or, zero-copy, from ``data`` itself.
+
+    Written device-generically (nothing here names CUDA) so that its decisions can be
+    checked on a CPU-only machine with ``target=cpu`` under a simulated pinned
+    allocator (tests/test_h2d_impl_trace.py); on a real GPU the contracts check them.
+    """
     if _zero_copy_ok(data, source, dtype):
         return out.copy_(source, non_blocking=True) if out is not None else source.to(target, non_blocking=True)
-    pin = pin_memory_available()
     if (
-        pin
-        and chunk_bytes
+        chunk_bytes
         and source.dim() >= 1
         and source.numel() * dtype.itemsize >= min_bytes
         and (out is None or out.is_contiguous())
     ):
         dst = out if out is not None else torch.empty(source.shape, dtype=dtype, device=target)
-        return _copy_chunked(source, dtype, dst, chunk_bytes)
+        return _copy_chunked(source, dtype, dst, chunk_bytes, pin=pin)
     staged = _stage(source, dtype, pin=pin)
     if out is not None:
         return out.copy_(staged, non_blocking=True)

@@ -1,0 +1,463 @@
+"""CPU call-trace checks of the reference's device path, under a simulated pinned host allocator.
+
+On a CPU-only torch build there is neither pinned memory nor CUDA, so the device half
+of the reference (``_to_device``: zero-copy / chunked / single staging, ``_copy_chunked``,
+``CpuGpuBuffer``'s copies, device-index resolution) never runs in the CPU suite: its
+bugs would wait for a GPU run, and mutation testing on CPU (reports/mutation/) could
+not see them. Here that code runs with a host target (``target=cpu``) under
+:class:`SimulatedPinnedHost`, a ``torch.overrides.TorchFunctionMode`` (torch's own
+interception point for every tensor function and method, used instead of
+monkeypatching ``torch.Tensor``) that
+
+- records each allocation (``torch.empty``/``zeros``/``tensor`` with their
+  ``pin_memory`` argument) and each ``Tensor.copy_`` / ``Tensor.to`` with its
+  ``non_blocking`` argument, and
+- simulates pinned memory: a block allocated with ``pin_memory=True`` (or by
+  ``Tensor.pin_memory()``) is really pageable, but ``Tensor.is_pinned()`` reports True
+  for every view of it, as CUDA's caching host allocator would.
+
+What is checked is the host-visible half of the staging, non-blocking and snapshot
+contracts of DESIGN.md: the copy into the destination is issued with
+``non_blocking=True`` from a pinned, contiguous block freshly staged for this call, or,
+zero-copy, from the input itself only when that input is pinned, contiguous, of the
+target dtype and has no conj/neg bit; chunked staging cuts dim 0 into blocks of at most
+``max(chunk_bytes, one row)`` bytes that tile the destination in order. Values are
+compared bit for bit with the kit's oracle. The GPU contracts (tests/test_gpu.py) stay
+the ground truth for what the hardware does (that the copy really overlaps, which
+stream ran it); these catch the same bugs on any machine.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from typing import Any, NamedTuple
+from unittest import mock
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+from torch.overrides import TorchFunctionMode
+
+import h2d_impl
+import strategies as S
+from contracts import oracle
+from h2d_impl import _host
+from h2d_impl import buffer as B
+from h2d_impl import h2d as R
+
+CPU = torch.device("cpu")
+
+
+class Call(NamedTuple):
+    """One recorded torch call: function name, positional args, and its ``pin_memory``/``non_blocking``."""
+
+    name: str
+    args: tuple
+    pin_memory: Any
+    non_blocking: Any
+    result: Any
+
+
+_RECORDED = {"empty", "zeros", "tensor", "empty_like", "copy_", "to", "pin_memory"}
+_MISSING = object()
+
+
+class SimulatedPinnedHost(TorchFunctionMode):
+    """Records allocations and copies; makes ``pin_memory=True`` work (simulated) on CPU-only torch.
+
+    Pinned-ness is tracked by storage address; every simulated pinned block is kept
+    alive by the mode, so a later pageable allocation cannot reuse its address and be
+    mistaken for pinned.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[Call] = []
+        self._pinned: dict[int, torch.Tensor] = {}
+        self._recording = False
+
+    def is_pinned(self, t: torch.Tensor) -> bool:
+        # Zero-element tensors own no memory, and CUDA's is_pinned() reports False for them
+        # (the storage pointer is null; cudaPointerGetAttributes rejects it).
+        return t.device.type == "cpu" and t.numel() > 0 and t.untyped_storage().data_ptr() in self._pinned
+
+    @contextlib.contextmanager
+    def recording(self):
+        """Record the calls made inside the block (only those), from a clean list."""
+        self.calls.clear()
+        self._recording = True
+        try:
+            yield self.calls
+        finally:
+            self._recording = False
+
+    def _mark(self, t: torch.Tensor) -> torch.Tensor:
+        if t.numel():
+            self._pinned[t.untyped_storage().data_ptr()] = t
+        return t
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        name = getattr(func, "__name__", "")
+        if name == "is_pinned":
+            return self.is_pinned(args[0])
+        pinned = name == "pin_memory" or bool(kwargs.get("pin_memory", False))
+        if "pin_memory" in kwargs:
+            kwargs["pin_memory"] = False  # the real allocation: pageable (no pinning on this build)
+        if name == "pin_memory":
+            result = args[0].clone(memory_format=torch.contiguous_format)
+        else:
+            result = func(*args, **kwargs)
+        if pinned and isinstance(result, torch.Tensor):
+            self._mark(result)
+        if self._recording and name in _RECORDED:
+            orig = dict(kwargs or {})
+            self.calls.append(
+                Call(
+                    name,
+                    tuple(args),
+                    True if pinned else orig.get("pin_memory", _MISSING),
+                    orig.get("non_blocking", _MISSING),
+                    result,
+                )
+            )
+        return result
+
+
+def _same_storage(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Views of one storage (zero-element tensors have no address to compare: only identity counts)."""
+    if a is b:
+        return True
+    if not a.numel() or not b.numel():
+        return False
+    return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+
+
+def _dest_copies(calls: list[Call], dst: torch.Tensor) -> list[Call]:
+    """The copies that write ``dst``'s storage: ``dst_view.copy_(src)`` (``.to`` results are checked apart)."""
+    return [c for c in calls if c.name == "copy_" and _same_storage(c.args[0], dst)]
+
+
+def _run_device_path(sim: SimulatedPinnedHost, data: Any, kwargs: dict[str, Any], **knobs: Any):
+    """Validate like the reference, then run its device half (``_to_device``) towards the host, recording."""
+    out = kwargs.get("out")
+    source, dtype, target = R._prepare(data, kwargs.get("device"), kwargs.get("dtype"), out, cpu_only=False)
+    with sim.recording() as calls:
+        result = R._to_device(data, source, dtype, target, out, **knobs)
+    return source, dtype, result, list(calls)
+
+
+def _zero_copy_expected(sim: SimulatedPinnedHost, data: Any, dtype: torch.dtype) -> bool:
+    return (
+        isinstance(data, torch.Tensor)
+        and data.dtype == dtype
+        and data.is_contiguous()
+        and not data.is_conj()
+        and not data.is_neg()
+        and sim.is_pinned(data)
+    )
+
+
+def _check_trace(sim, data, kwargs, source, dtype, result, calls, *, pin: bool, chunk_bytes: int | None, min_bytes: int):
+    """Every rule of the module docstring, for one recorded call of ``_to_device``."""
+    out = kwargs.get("out")
+    shown = {k: _host.describe(v) if k == "out" else v for k, v in kwargs.items()}
+    call = f"_to_device({_host.describe(data)}, {shown}, pin={pin}, chunk_bytes={chunk_bytes}, min_bytes={min_bytes})"
+    expected = oracle.expected_tensor(data, dtype)
+    oracle.assert_same_values(result, expected, contract="trace", call=call)
+    if out is not None:
+        assert result is out, f"{call}: returned a new tensor instead of out"
+    else:
+        assert result.is_contiguous() and result.dtype == dtype and tuple(result.shape) == tuple(source.shape), call
+    dst = out if out is not None else result
+
+    if _zero_copy_expected(sim, data, dtype):
+        # The DMA reads the caller's pinned tensor itself: no staging block at all.
+        assert not [c for c in calls if c.pin_memory is True], f"{call}: a pinned, contiguous input of the target dtype was staged again"
+        reads = [c for c in calls if c.name in ("copy_", "to")]
+        assert len(reads) == 1, f"{call}: zero-copy should be one copy, got {[c.name for c in reads]}"
+        (c,) = reads
+        src = c.args[1] if c.name == "copy_" else c.args[0]
+        assert src is data or _same_storage(src, data), f"{call}: zero-copy read something other than data"
+        if c.name == "to":
+            assert c.args[1:2] == (CPU,), f"{call}: .to() without the target device: {c.args[1:]}"
+        assert c.non_blocking is True, f"{call}: copy issued with non_blocking={c.non_blocking}"
+        return
+
+    # Staging blocks are the allocations that say pin_memory (the chunked path's device
+    # destination is allocated on the target without it).
+    staging = [c for c in calls if c.name == "empty" and c.pin_memory is not _MISSING]
+    for c in staging:
+        assert c.pin_memory is pin, f"{call}: staging block allocated with pin_memory={c.pin_memory}, expected {pin}"
+        assert c.result.dtype == dtype, f"{call}: staging block of dtype {c.result.dtype}, expected {dtype}"
+    if pin:
+        for c in staging:
+            assert sim.is_pinned(c.result) or not c.result.numel(), call
+
+    nbytes = source.numel() * dtype.itemsize
+    chunked = bool(chunk_bytes) and source.dim() >= 1 and nbytes >= min_bytes and (out is None or out.is_contiguous())
+    if not chunked:
+        assert len(staging) == 1, f"{call}: expected one staging block, got {len(staging)}"
+        block = staging[0].result
+        assert block.is_contiguous() and tuple(block.shape) == tuple(source.shape), call
+        if out is not None:
+            writes = _dest_copies(calls, out)
+            assert len(writes) == 1 and writes[0].args[1] is block, f"{call}: out not written from the staging block"
+            assert writes[0].non_blocking is True, f"{call}: copy into out issued with non_blocking={writes[0].non_blocking}"
+        else:
+            tos = [c for c in calls if c.name == "to"]
+            assert len(tos) == 1 and tos[0].args[0] is block, f"{call}: the result is not the staging block sent with .to()"
+            assert tos[0].args[1:2] == (CPU,), f"{call}: .to() without the target device: {tos[0].args[1:]}"
+            assert tos[0].non_blocking is True, f"{call}: .to() issued with non_blocking={tos[0].non_blocking}"
+        return
+
+    # Chunked: rows of dim 0 (all elements when the source is contiguous: it is flattened).
+    rows = source.numel() if source.is_contiguous() else source.shape[0]
+    row_bytes = max(1, (source.numel() // max(1, source.shape[0]) if not source.is_contiguous() else 1) * dtype.itemsize)
+    step = max(1, chunk_bytes // row_bytes)
+    writes = _dest_copies(calls, dst)
+    n_blocks = math.ceil(rows / step) if rows else 0
+    assert len(staging) == n_blocks, f"{call}: {len(staging)} staging blocks for {rows} rows of {row_bytes} B in {chunk_bytes} B chunks (expected {n_blocks})"
+    assert len(writes) == n_blocks, f"{call}: {len(writes)} copies into the destination, expected {n_blocks}"
+    row_elems = max(1, source.numel() // max(1, rows)) if rows else 1
+    offset = dst.storage_offset()
+    for i, (c, blk) in enumerate(zip(writes, staging)):
+        assert c.args[1] is blk.result, f"{call}: chunk {i} not copied from its own staging block"
+        assert c.non_blocking is True, f"{call}: chunk {i} issued with non_blocking={c.non_blocking}"
+        n_rows = min(step, rows - i * step)
+        assert c.args[0].numel() == n_rows * row_elems, f"{call}: chunk {i} writes {c.args[0].numel()} elements, expected {n_rows * row_elems}"
+        assert blk.result.numel() * dtype.itemsize <= max(chunk_bytes, row_bytes), f"{call}: chunk {i} block exceeds the chunk size"
+        assert c.args[0].storage_offset() == offset, f"{call}: chunk {i} starts at element {c.args[0].storage_offset()}, expected {offset}"
+        offset += c.args[0].numel()  # the chunked path only runs into a contiguous destination
+
+
+# --------------------------------------------------------------------------- staging decisions
+
+
+@pytest.fixture
+def sim():
+    """A simulated pinned host for the test, with the kit's strategies allowed to draw pinned tensors."""
+    with SimulatedPinnedHost() as mode, mock.patch.object(S.host, "pinning_available", lambda: True):
+        yield mode
+
+
+@given(data=st.data())
+@pytest.mark.parametrize(
+    "pin, chunk_bytes, min_bytes",
+    [(True, None, 0), (False, None, 0), (True, 7, 0), (True, 64, 0), (True, 16, 48), (False, 5, 0)],
+    ids=["single-pinned", "single-pageable", "chunk7", "chunk64", "chunk16-min48", "chunk5-pageable"],
+)
+def test_device_path_trace(data, pin, chunk_bytes, min_bytes):
+    """Any valid call: values exact, out written in place, and the staging/non_blocking rules of the trace."""
+    with SimulatedPinnedHost() as sim, mock.patch.object(S.host, "pinning_available", lambda: True):
+        call = data.draw(S.h2d_calls(CPU), label="call")
+        source, dtype, result, calls = _run_device_path(sim, call.data, call.kwargs, pin=pin, chunk_bytes=chunk_bytes, min_bytes=min_bytes)
+        _check_trace(sim, call.data, call.kwargs, source, dtype, result, calls, pin=pin, chunk_bytes=chunk_bytes, min_bytes=min_bytes)
+
+
+def _pinned(sim, values: torch.Tensor) -> torch.Tensor:
+    t = torch.empty(values.shape, dtype=values.dtype, pin_memory=True)
+    t.copy_(values)
+    assert sim.is_pinned(t)
+    return t
+
+
+@pytest.mark.parametrize("with_out", [False, True], ids=["no-out", "out"])
+@pytest.mark.parametrize(
+    "case",
+    ["pinned-contiguous", "pinned-transposed", "pinned-column", "pinned-other-dtype", "pinned-conj", "pinned-neg", "pageable", "ndarray"],
+)
+def test_zero_copy_only_when_safe(sim, case, with_out):
+    """Zero-copy exactly for pinned, contiguous inputs of the target dtype without conj/neg bits; everything else is staged."""
+    base = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    dtype = None
+    if case == "pinned-contiguous":
+        data = _pinned(sim, base)
+    elif case == "pinned-transposed":
+        data = _pinned(sim, base.t().contiguous()).t()
+    elif case == "pinned-column":
+        data = _pinned(sim, base)[:, 1]
+    elif case == "pinned-other-dtype":
+        data, dtype = _pinned(sim, base), torch.float64
+    elif case == "pinned-conj":
+        data = _pinned(sim, base.to(torch.complex64) * (1 + 2j)).conj()
+    elif case == "pinned-neg":
+        data = torch._neg_view(_pinned(sim, base.to(torch.complex64) * (1 + 2j)).conj())
+        assert data.is_neg() or data.is_conj()
+    elif case == "pageable":
+        data = base.clone()
+    else:
+        data = base.numpy().copy()
+    resolved = dtype or (data.dtype if isinstance(data, torch.Tensor) else torch.float32)
+    kwargs: dict[str, Any] = {"device": CPU}
+    if dtype is not None:
+        kwargs["dtype"] = dtype
+    if with_out:
+        kwargs["out"] = torch.full(tuple(np.shape(data)), 7, dtype=resolved)
+    source, dtype, result, calls = _run_device_path(sim, data, kwargs, pin=True, chunk_bytes=None, min_bytes=0)
+    zero = _zero_copy_expected(sim, data, dtype)
+    assert zero == (case == "pinned-contiguous"), case
+    _check_trace(sim, data, kwargs, source, dtype, result, calls, pin=True, chunk_bytes=None, min_bytes=0)
+
+
+@pytest.mark.parametrize("with_out", [False, True], ids=["no-out", "out"])
+@pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.float16, torch.int64], ids=str)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "column"])
+@pytest.mark.parametrize("chunk_bytes", [1, 3, 8, 40])
+def test_chunk_boundaries(sim, layout, dtype, chunk_bytes, with_out):
+    """Chunk sizes below, at and above one row, for 1-byte and wider dtypes, contiguous or strided sources."""
+    base = torch.arange(5 * 6).reshape(5, 6) % 2 if dtype is torch.bool else torch.arange(5 * 6).reshape(5, 6)
+    values = base.to(dtype)
+    if layout == "contiguous":
+        data = values.clone()
+    elif layout == "transposed":
+        data = values.t().contiguous().t()
+    else:
+        data = torch.cat([values, values], dim=1)[:, ::2]
+    kwargs: dict[str, Any] = {"device": CPU}
+    if with_out:
+        kwargs["out"] = torch.zeros(tuple(data.shape), dtype=dtype)
+    source, resolved, result, calls = _run_device_path(sim, data, kwargs, pin=True, chunk_bytes=chunk_bytes, min_bytes=0)
+    _check_trace(sim, data, kwargs, source, resolved, result, calls, pin=True, chunk_bytes=chunk_bytes, min_bytes=0)
+    assert len([c for c in calls if c.name == "empty" and c.pin_memory is True]) > 1 or data.numel() * dtype.itemsize <= chunk_bytes
+
+
+def test_chunking_threshold_and_out_layout(sim):
+    """Chunking needs a payload of at least ``min_bytes``, a dim, and a contiguous destination."""
+    data = torch.arange(16, dtype=torch.int32)
+    for min_bytes, out, chunked in [
+        (64, None, True),  # exactly at the threshold: chunked
+        (65, None, False),  # one byte short
+        (0, torch.zeros(16, dtype=torch.int32), True),
+        (0, torch.zeros(32, dtype=torch.int32)[::2], False),  # strided out: one block, copied as a whole
+    ]:
+        kwargs: dict[str, Any] = {"device": CPU} if out is None else {"out": out}
+        _, dtype, result, calls = _run_device_path(sim, data, kwargs, pin=True, chunk_bytes=16, min_bytes=min_bytes)
+        blocks = [c for c in calls if c.name == "empty" and c.pin_memory is True]
+        assert (len(blocks) == 4) if chunked else (len(blocks) == 1), (min_bytes, out is not None, len(blocks))
+        _check_trace(sim, data, kwargs, data, dtype, result, calls, pin=True, chunk_bytes=16, min_bytes=min_bytes)
+    scalar = torch.tensor(5, dtype=torch.int64)
+    _, dtype, result, calls = _run_device_path(sim, scalar, {"device": CPU}, pin=True, chunk_bytes=1, min_bytes=0)
+    assert len([c for c in calls if c.name == "empty"]) == 1 and result.item() == 5  # 0-d: never chunked
+
+
+def test_pipelined_entry_point_agrees_on_the_host():
+    """``async_tensor_h2d_pipelined`` takes every argument of ``async_tensor_h2d`` (host target: same results)."""
+    data = np.arange(12, dtype=np.int16).reshape(3, 4)[:, ::-1]
+    for kwargs in ({"device": "cpu"}, {"device": "cpu", "dtype": torch.float32}, {"out": torch.zeros(3, 4, dtype=torch.int64)}):
+        ref = h2d_impl.async_tensor_h2d(data, **{k: (v.clone() if k == "out" else v) for k, v in kwargs.items()})
+        got = h2d_impl.async_tensor_h2d_pipelined(data, **kwargs)
+        torch.testing.assert_close(got, ref, rtol=0, atol=0)
+        if "out" in kwargs:
+            assert got is kwargs["out"]
+    with pytest.raises(TypeError, match="a target is required"):
+        h2d_impl.async_tensor_h2d_pipelined([1, 2])
+
+
+# --------------------------------------------------------------------------- CpuGpuBuffer
+
+
+@pytest.mark.parametrize("pin_memory", [None, True, False])
+def test_buffer_host_side_pinned_when_asked(sim, pin_memory):
+    """``.cpu`` is allocated pinned when asked (or by default) and pinning is available; repr says so."""
+    with mock.patch.object(B, "pin_memory_available", lambda: True):
+        with sim.recording() as calls:
+            buf = B.CpuGpuBuffer(4, 3, dtype=torch.int32, device="cpu", pin_memory=pin_memory)
+        want = pin_memory is not False
+        host_allocs = [c for c in calls if c.name == "zeros" and c.result is buf.cpu]
+        assert len(host_allocs) == 1 and host_allocs[0].pin_memory is want, [(c.name, c.pin_memory) for c in calls]
+        assert sim.is_pinned(buf.cpu) is want and not sim.is_pinned(buf.gpu)
+        assert repr(buf).endswith(f"pinned={want})"), repr(buf)
+    with mock.patch.object(B, "pin_memory_available", lambda: False):
+        buf = B.CpuGpuBuffer(4, 3, dtype=torch.int32, device="cpu", pin_memory=pin_memory)
+        assert not sim.is_pinned(buf.cpu) and repr(buf).endswith("pinned=False)"), repr(buf)
+
+
+@pytest.mark.parametrize("n", [None, 0, 1, 3, 4])
+@pytest.mark.parametrize("direction", ["copy_to_gpu", "copy_to_cpu"])
+def test_buffer_copies_are_non_blocking_row_prefixes(sim, direction, n):
+    """``copy_to_gpu(n)`` / ``copy_to_cpu(n)``: one ``non_blocking=True`` copy of exactly rows ``[0, n)``."""
+    with mock.patch.object(B, "pin_memory_available", lambda: True):
+        buf = B.CpuGpuBuffer(4, 3, dtype=torch.int32, device="cpu")
+    src, dst = (buf.cpu, buf.gpu) if direction == "copy_to_gpu" else (buf.gpu, buf.cpu)
+    src.copy_(torch.arange(12, dtype=torch.int32).reshape(4, 3))
+    dst.fill_(-1)
+    with sim.recording() as calls:
+        result = getattr(buf, direction)(n)
+    copies = [c for c in calls if c.name == "copy_"]
+    rows = 4 if n is None else n
+    assert len(copies) == 1, [c.name for c in calls]
+    (c,) = copies
+    assert c.non_blocking is True, f"{direction}({n}) issued with non_blocking={c.non_blocking}"
+    ptr = lambda t: t.untyped_storage().data_ptr()  # noqa: E731 (views of the non-empty buffers, even [:0])
+    assert ptr(c.args[0]) == ptr(dst) and c.args[0].storage_offset() == 0 and c.args[0].shape[0] == rows
+    assert ptr(c.args[1]) == ptr(src) and c.args[1].storage_offset() == 0 and c.args[1].shape[0] == rows
+    assert result.shape[0] == rows and ptr(result) == ptr(dst)
+    assert torch.equal(dst[:rows], src[:rows]) and bool((dst[rows:] == -1).all())
+
+
+# --------------------------------------------------------------------------- device resolution
+
+
+@pytest.fixture
+def two_visible_gpus(monkeypatch):
+    """Pretend two CUDA devices are visible, device 1 current (``_resolve_device`` only builds torch.device objects)."""
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+
+
+@pytest.mark.parametrize(
+    "device, expected",
+    [
+        ("cuda", torch.device("cuda", 1)),
+        (torch.device("cuda"), torch.device("cuda", 1)),
+        ("cuda:0", torch.device("cuda", 0)),
+        ("cuda:1", torch.device("cuda", 1)),
+        (0, torch.device("cuda", 0)),
+        (np.int64(1), torch.device("cuda", 1)),
+        ("cpu", CPU),
+    ],
+    ids=str,
+)
+def test_resolve_device_gives_an_explicit_index(two_visible_gpus, device, expected):
+    """A bare "cuda" means the current device; an index is kept; the result always carries it."""
+    got = R._resolve_device(device)
+    assert got == expected and got.index == expected.index, (device, got)
+
+
+@pytest.mark.parametrize("device", ["cuda:2", 2, torch.device("cuda", 5)], ids=str)
+def test_resolve_device_rejects_invisible_indices(two_visible_gpus, device):
+    with pytest.raises(ValueError, match=r"^device=cuda:\d but only 2 CUDA device\(s\) are visible$"):
+        R._resolve_device(device)
+
+
+def test_resolve_device_bare_cuda_follows_the_current_device(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    assert R._resolve_device("cuda") == torch.device("cuda", 0)
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 3)  # a current device that is not visible
+    with pytest.raises(ValueError, match=r"^device=cuda but only 1 CUDA device\(s\) are visible$"):
+        R._resolve_device("cuda")
+
+
+# --------------------------------------------------------------------------- error texts with pinned-ness
+
+
+def test_describe_marks_pinned_and_pageable_where_pinning_exists(sim):
+    """Error messages say ", pinned" / ", pageable" for host tensors where pinning exists (nothing for others)."""
+    pinned, pageable = _pinned(sim, torch.zeros(2, 3)), torch.zeros(2, 3)
+    with mock.patch.object(_host, "pin_memory_available", lambda: True):
+        assert _host.describe(pinned) == "Tensor(shape=(2, 3), dtype=torch.float32, device=cpu, stride=(3, 1), pinned)"
+        assert _host.describe(pageable) == "Tensor(shape=(2, 3), dtype=torch.float32, device=cpu, stride=(3, 1), pageable)"
+        assert _host.describe(pinned[:, 1]) == "Tensor(shape=(2,), dtype=torch.float32, device=cpu, stride=(3,), pinned)"
+        sparse = torch.zeros(2, 3).to_sparse()
+        assert _host.describe(sparse).endswith("stride=torch.sparse_coo)")
+        meta = torch.zeros(2, device="meta")
+        assert _host.describe(meta) == "Tensor(shape=(2,), dtype=torch.float32, device=meta, stride=(1,))"
+    with mock.patch.object(_host, "pin_memory_available", lambda: False):
+        assert _host.describe(pinned) == "Tensor(shape=(2, 3), dtype=torch.float32, device=cpu, stride=(3, 1))"
