@@ -461,3 +461,42 @@ def test_describe_marks_pinned_and_pageable_where_pinning_exists(sim):
         assert _host.describe(meta) == "Tensor(shape=(2,), dtype=torch.float32, device=meta, stride=(1,))"
     with mock.patch.object(_host, "pin_memory_available", lambda: False):
         assert _host.describe(pinned) == "Tensor(shape=(2, 3), dtype=torch.float32, device=cpu, stride=(3, 1))"
+
+
+# --------------------------------------------------------------------------- routing by target
+
+
+def test_routing_host_and_cuda_targets(two_visible_gpus, monkeypatch):
+    """Host targets get a fresh host copy; CUDA targets go to the device path with the pinning of this process.
+
+    ``_to_device`` is replaced by a spy (no CUDA here to copy to); the chunk size reaches
+    it only where pinned memory exists (chunking pageable blocks would gain nothing).
+    """
+    seen = []
+
+    def spy(data, source, dtype, target, out, *, pin, chunk_bytes, min_bytes):
+        seen.append((target, pin, chunk_bytes, min_bytes, dtype, out))
+        return "device-path"
+
+    monkeypatch.setattr(R, "_to_device", spy)
+    for pinned in (False, True):
+        monkeypatch.setattr(R, "pin_memory_available", lambda pinned=pinned: pinned)
+        seen.clear()
+        data = [1, 2, 3]
+        host = R._async_h2d(data, "cpu", None, None, chunk_bytes=8)
+        assert isinstance(host, torch.Tensor) and host.tolist() == data and not seen
+        assert R._async_h2d(data, "cuda", torch.int16, None, chunk_bytes=8, min_bytes=5) == "device-path"
+        assert seen == [(torch.device("cuda", 1), pinned, 8 if pinned else None, 5, torch.int16, None)], seen
+        seen.clear()
+        assert h2d_impl.async_tensor_h2d(data, "cuda:0") == "device-path"
+        assert h2d_impl.async_tensor_h2d_pipelined(data, "cuda:0") == "device-path"
+        assert [s[2] for s in seen] == [None, R.CHUNK_BYTES if pinned else None], seen
+        assert [s[3] for s in seen] == [R.PIPELINE_MIN_BYTES] * 2 and all(s[1] is pinned for s in seen), seen
+
+
+def test_cpu_variant_rejects_cuda_targets_that_exist(two_visible_gpus):
+    """The CPU-platform variant refuses a CUDA target even where one is visible."""
+    with pytest.raises(ValueError, match=r"^the CPU-platform variant only targets host memory, got device cuda:1$"):
+        h2d_impl.async_tensor_h2d_cpu([1, 2], "cuda")
+    source, dtype, target = R._prepare([1, 2], "cuda:0", None, None, cpu_only=False)
+    assert target == torch.device("cuda", 0) and dtype == torch.int64 and source.tolist() == [1, 2]
