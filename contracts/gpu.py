@@ -33,6 +33,7 @@ from .target import Target
 __all__ = [
     "BUSY_MS",
     "NONBLOCKING_FRACTION",
+    "check_buffer_non_blocking",
     "busy",
     "check_back_to_back",
     "check_buffer_hazard",
@@ -171,6 +172,49 @@ def check_non_blocking(target: Target, data: Any, kwargs: dict[str, Any], *, bus
         fail(
             "non-blocking",
             f"the call blocked the host behind a stream busy for {busy_ms:.0f} ms"
+            + ("" if still_busy else " (the busy work had finished when it returned)"),
+            got=f"{host_ms:.2f} ms",
+            expected=f"< {limit:.0f} ms",
+            call=call,
+        )
+    return host_ms
+
+
+def check_buffer_non_blocking(target: Target, buffer: Any, n: int, direction: str, *, busy_ms: float = BUSY_MS) -> float:
+    """non-blocking (CpuGpuBuffer): ``copy_to_gpu(n)`` / ``copy_to_cpu(n)`` of a pinned ``.cpu`` return at once behind a busy stream.
+
+    ``direction`` is ``"copy_to_gpu"`` or ``"copy_to_cpu"``. A warm-up call, then the
+    timed call with ``busy_ms`` of work queued on the current stream of ``.gpu``'s
+    device; it must return within ``NONBLOCKING_FRACTION`` of ``busy_ms`` with the
+    stream still busy (a device-to-host copy into pinned memory with
+    ``non_blocking=True`` is as asynchronous as the host-to-device one). After the
+    documented wait the ``n`` rows agree. Returns the host time of the call in ms.
+    """
+    device = buffer.gpu.device
+    requires_cuda(target, "non-blocking", device)
+    target.require("buffer", "non-blocking")
+    call = f"{buffer!r}.{direction}({n})"
+    copy = getattr(buffer, direction)
+    src, dst = (buffer.cpu, buffer.gpu) if direction == "copy_to_gpu" else (buffer.gpu, buffer.cpu)
+    copy(n)
+    synchronize()
+    if src.numel():
+        src.view(torch.uint8).bitwise_xor_(0x5A if src.dtype is not torch.bool else 1)  # new values for the timed copy
+    synchronize()
+    done = busy(busy_ms, device)
+    t0 = time.perf_counter()
+    copy(n)
+    host_ms = (time.perf_counter() - t0) * 1e3
+    still_busy = not done.query()
+    synchronize()
+    got, want = _bits(dst[:n].cpu()), _bits(src[:n].cpu())
+    if not torch.equal(got, want):
+        fail("non-blocking", f"after {direction}({n}) and the documented wait, the rows differ", got=got.flatten()[:16].tolist(), expected=want.flatten()[:16].tolist(), call=call)
+    limit = NONBLOCKING_FRACTION * busy_ms
+    if host_ms > limit or not still_busy:
+        fail(
+            "non-blocking",
+            f"{direction} blocked the host behind a stream busy for {busy_ms:.0f} ms"
             + ("" if still_busy else " (the busy work had finished when it returned)"),
             got=f"{host_ms:.2f} ms",
             expected=f"< {limit:.0f} ms",

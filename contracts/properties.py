@@ -343,6 +343,25 @@ def prop_non_blocking(target: Target, device: torch.device, **overrides: Any) ->
     _run(body, overrides, cap=8)
 
 
+def prop_buffer_non_blocking(target: Target, device: torch.device, **overrides: Any) -> None:
+    """non-blocking: CpuGpuBuffer.copy_to_gpu(n) / copy_to_cpu(n) of 4-64 MB of pinned rows return at once."""
+    cg.requires_cuda(target, "non-blocking", device)
+    target.require("buffer", "non-blocking")
+
+    def body(data: st.DataObject) -> None:
+        nbytes = data.draw(st.sampled_from(NON_BLOCKING_BYTES), label="bytes")
+        rows = nbytes // 4096
+        spec = {"size": (rows, 1024), "dtype": torch.int32, "pin_memory": True, "with_numpy": False}
+        buf = cb.make_buffer(target, spec, device)
+        buf.cpu.copy_(torch.arange(rows * 1024, dtype=torch.int32).view(rows, 1024))
+        buf.gpu.copy_(-torch.arange(rows * 1024, dtype=torch.int32, device=device).view(rows, 1024))
+        n = data.draw(st.sampled_from([rows, rows // 2]), label="n")
+        for direction in ("copy_to_gpu", "copy_to_cpu"):  # both, every example: neither may be left unchecked
+            cg.check_buffer_non_blocking(target, buf, n, direction)
+
+    _run(body, overrides, cap=6)
+
+
 def prop_snapshot(target: Target, device: torch.device, **overrides: Any) -> None:
     """snapshot: staged sources (lists, arrays, pageable or strided tensors) can be overwritten right after the call."""
     cg.requires_cuda(target, "snapshot", device)
@@ -465,7 +484,7 @@ PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
     "buffer": (prop_buffer_init, prop_buffer_numpy_rejected, prop_buffer_roundtrip, prop_buffer_copy, prop_buffer_bad_rows, prop_buffer_state_machine),
     "cpu-path": (prop_cpu_path,),
     "staging": (prop_staging, prop_staging_strided_pinned, prop_pinned_not_restaged),
-    "non-blocking": (prop_non_blocking,),
+    "non-blocking": (prop_non_blocking, prop_buffer_non_blocking),
     "snapshot": (prop_snapshot, prop_back_to_back, prop_pinned_hazard, prop_buffer_hazard),
     "stream": (prop_stream, prop_cross_device),
     "concurrency": (prop_concurrency,),

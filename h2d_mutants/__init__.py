@@ -263,6 +263,19 @@ def copy_to_cpu_wrong_rows() -> Target:
     return _target("copy_to_cpu_wrong_rows", buffer_cls=B)
 
 
+def copy_to_cpu_synchronizing() -> Target:
+    """copy_to_cpu(n) without non_blocking (a plain ``.copy_``): the host waits for all queued device work at every step."""
+
+    class B(_Buffer):
+        def copy_to_cpu(self, n=None):
+            n = self._rows(n)
+            if n is None:
+                return self.cpu.copy_(self.gpu)
+            return self.cpu[:n].copy_(self.gpu[:n])
+
+    return _target("copy_to_cpu_synchronizing", buffer_cls=B)
+
+
 def numpy_view_is_a_copy() -> Target:
     """.np is a copy of .cpu (`.numpy().copy()`), so writes through .np never reach the device."""
 
@@ -446,6 +459,7 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("reused_staging_buffer", reused_staging_buffer, ("snapshot",), "cuda"),
         Mutant("copy_on_default_stream", copy_on_default_stream, ("stream",), "cuda"),
         Mutant("synchronizing_copy", synchronizing_copy, ("non-blocking",), "cuda"),
+        Mutant("copy_to_cpu_synchronizing", copy_to_cpu_synchronizing, ("non-blocking",), "cuda"),
         Mutant("device_index_ignored", device_index_ignored, ("stream",), "2gpu"),
         Mutant("shared_scratch_buffer", shared_scratch_buffer, ("concurrency",)),
         Mutant("results_kept_alive", results_kept_alive, ("hygiene",), "cuda"),

@@ -23,6 +23,10 @@ def test_non_blocking(target, cuda_device):
     P.prop_non_blocking(target, cuda_device)
 
 
+def test_buffer_copies_non_blocking(target, cuda_device):
+    P.prop_buffer_non_blocking(target, cuda_device)
+
+
 def test_snapshot(target, cuda_device):
     P.prop_snapshot(target, cuda_device)
 
