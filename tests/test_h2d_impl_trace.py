@@ -80,8 +80,9 @@ class SimulatedPinnedHost(TorchFunctionMode):
         self._recording = False
 
     def is_pinned(self, t: torch.Tensor) -> bool:
-        # Zero-element tensors own no memory, and CUDA's is_pinned() reports False for them
-        # (the storage pointer is null; cudaPointerGetAttributes rejects it).
+        # Zero-element tensors own no memory (null data pointer): simulated as unpinned. What a
+        # CUDA build reports for them was not checked here; it only decides zero-copy vs
+        # staging for empty inputs, where both give the same (empty) result.
         return t.device.type == "cpu" and t.numel() > 0 and t.untyped_storage().data_ptr() in self._pinned
 
     @contextlib.contextmanager
