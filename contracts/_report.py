@@ -45,6 +45,13 @@ def _short_list(values: Any) -> str:
     return text if len(text) <= 400 else text[:397] + "...]"
 
 
+def _is_pinned(t: torch.Tensor) -> bool:
+    try:
+        return t.is_pinned()
+    except RuntimeError:
+        return False
+
+
 def repro_value(obj: Any) -> str:
     """Python source that rebuilds ``obj`` (values, dtype, device, pinned-ness, layout noted)."""
     if isinstance(obj, torch.Tensor):
@@ -53,26 +60,36 @@ def repro_value(obj: Any) -> str:
         if obj.layout != torch.strided or obj.device.type == "meta":
             return f"<{obj.layout} tensor on {obj.device}, shape {tuple(obj.shape)}, dtype {obj.dtype}>"
         host = obj.detach().cpu()
-        float8 = "float8" in str(obj.dtype)
-        vals = host.view(torch.uint8).tolist() if float8 else host.tolist()
-        text = _short_list(vals)
-        if float8:
-            base = f"torch.tensor({text}, dtype=torch.uint8).view({obj.dtype})"
+        # Bit patterns where the printed value would lose them: float8 always; any NaN
+        # (its payload is part of the data: the values contract compares it for pure copies).
+        as_bits = "float8" in str(obj.dtype) or (
+            (host.is_floating_point() or host.is_complex()) and host.numel() > 0 and bool(torch.isnan(host).any())
+        )
+        if as_bits:
+            real = torch.view_as_real(host) if host.is_complex() else host
+            width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[real.element_size()]
+            text = _short_list(real.contiguous().view(width).tolist())
+            base = f"torch.tensor({text}, dtype={width}).view({real.dtype})"
+            if host.is_complex():
+                base = f"torch.view_as_complex({base})"
         else:
-            base = f"torch.tensor({text}, dtype={obj.dtype})"
+            base = f"torch.tensor({_short_list(host.tolist())}, dtype={obj.dtype})"
         notes = []
-        if obj.device.type == "cpu":
-            try:
-                if obj.is_pinned():
-                    base += ".pin_memory()"
-            except RuntimeError:
-                pass
-        else:
+        strided = not obj.is_contiguous() and obj.numel() > 1 and all(st > 0 for st in obj.stride())
+        if strided:
+            # Rebuild the layout too (strides; the storage offset is only noted).
+            pin = ", pin_memory=True" if obj.device.type == "cpu" and _is_pinned(obj) else ""
+            base = f"torch.empty_strided({tuple(obj.shape)}, {obj.stride()}, dtype={obj.dtype}{pin}).copy_({base})"
+        elif obj.device.type == "cpu" and _is_pinned(obj):
+            base += ".pin_memory()"
+        if obj.device.type != "cpu":
             base += f".to('{obj.device}')"
-        if not obj.is_contiguous():
+        if not obj.is_contiguous() and not strided:
             notes.append(f"strides {obj.stride()}")
         if obj.storage_offset():
             notes.append(f"storage offset {obj.storage_offset()}")
+        if obj.is_inference():
+            notes.append("made under torch.inference_mode()")
         if obj.numel() == 0 and obj.dim() != 1:
             base += f".reshape{tuple(obj.shape)}"  # an empty nested list loses the shape
         return base + (f"  # {', '.join(notes)}" if notes else "")

@@ -70,4 +70,6 @@ BAD_INPUT_KINDS: dict[str, type[BaseException]] = {
     "decimal-element": TypeError,
     "uint32-out-of-range": ValueError,
     "mixed-sign-huge-ints": ValueError,
+    "out-inference-tensor": ValueError,
+    "out-unsupported-dtype": TypeError,
 }

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import numpy as np
 import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -232,6 +233,11 @@ def prop_buffer_copy(target: Target, device: torch.device, **overrides: Any) -> 
     _run(body, overrides)
 
 
+def _odd_row_tensor(spelling: str) -> torch.Tensor:
+    """Tensors that are not an integer row count though ``operator.index`` or slicing may take them."""
+    return {"tensor(True)": torch.tensor(True), "tensor([1])": torch.tensor([1]), "tensor(1.0)": torch.tensor(1.0)}[spelling]
+
+
 def prop_buffer_bad_rows(target: Target, device: torch.device, **overrides: Any) -> None:
     """buffer: n outside [0, capacity] (negative, capacity+k) raises IndexError; a non-int n TypeError; nothing copied."""
     _device_ok(target, device, "buffer")
@@ -240,7 +246,10 @@ def prop_buffer_bad_rows(target: Target, device: torch.device, **overrides: Any)
     def body(data: st.DataObject) -> None:
         spec = data.draw(hs.buffer_specs(), label="buffer")
         buf = cb.make_buffer(target, spec, device)
-        n = data.draw(hs.row_counts(spec["size"][0], valid=False) | st.sampled_from([1.0, True, "1"]), label="n")
+        not_ints = st.sampled_from([1.0, True, np.bool_(True), "1"]) | st.sampled_from(
+            ["tensor(True)", "tensor([1])", "tensor(1.0)"]
+        ).map(_odd_row_tensor)
+        n = data.draw(hs.row_counts(spec["size"][0], valid=False) | not_ints, label="n")
         method = data.draw(st.sampled_from(["copy_to_gpu", "copy_to_cpu"]), label="method")
         cb.check_row_count_rejected(target, buf, n, method, f"CpuGpuBuffer{tuple(spec['size'])}")
 

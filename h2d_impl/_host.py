@@ -133,8 +133,9 @@ def _numpy_to_tensor(arr: np.ndarray) -> torch.Tensor:
         # np.longlong / np.ulonglong alias int64 / uint64 but torch.from_numpy refuses
         # them (numpy builds them for Python ints of 2**63 and up): view as the canonical type.
         arr = arr.view(np.dtype(arr.dtype.str))
-    if any(s < 0 for s in arr.strides):
-        # Negative strides (e.g. a[::-1]): torch tensors cannot express them.
+    if any(s < 0 or s % arr.itemsize for s in arr.strides):
+        # Negative strides (e.g. a[::-1]) and strides that are not a multiple of the item
+        # size (a field of a structured array): torch tensors cannot express them.
         arr = np.ascontiguousarray(arr)
     try:
         if arr.flags.writeable:
@@ -146,6 +147,18 @@ def _numpy_to_tensor(arr: np.ndarray) -> torch.Tensor:
             return torch.from_numpy(arr)
     except TypeError as exc:  # e.g. float128 / longdouble
         raise TypeError(f"data has numpy dtype {arr.dtype}, which torch cannot represent") from exc
+
+
+def _has_typed_leaf(data: Any) -> bool:
+    """Whether a nested list/tuple holds a numpy scalar or a tensor anywhere among its leaves."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif isinstance(item, (np.generic, torch.Tensor)):
+            return True
+    return False
 
 
 def _first_leaf(data: Any) -> Any:
@@ -229,9 +242,14 @@ def as_source_tensor(data: Any) -> tuple[torch.Tensor, torch.dtype]:
             raise TypeError(f"data of type {type(data).__qualname__} is not supported: pass an int, float, bool or complex")
         arr = _list_to_array(data)
         source = _numpy_to_tensor(arr)
-        if isinstance(_first_leaf(data), (np.generic, torch.Tensor)):
-            # torch.tensor infers from numpy scalars / 0-d tensors by their own dtype.
-            return source, source.dtype
+        if isinstance(_first_leaf(data), (np.generic, torch.Tensor)) or _has_typed_leaf(data):
+            # Numpy scalars / 0-d tensors among the leaves: torch.tensor's inference mixes
+            # their dtypes with Python numbers by rules of its own ([np.float32(1.5), 2.5]
+            # is float32, numpy says float64), so ask it (only the dtype is kept).
+            try:
+                return source, torch.tensor(data).dtype
+            except (TypeError, ValueError, RuntimeError, OverflowError):
+                return source, source.dtype
         kind = arr.dtype.kind
         if kind == "b":
             own = torch.bool

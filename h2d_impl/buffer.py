@@ -111,7 +111,9 @@ class CpuGpuBuffer:
     def _rows(self, n: Any) -> int | None:
         if n is None:
             return None
-        if isinstance(n, bool):
+        if isinstance(n, (bool, np.bool_)) or (
+            isinstance(n, torch.Tensor) and (n.dim() != 0 or n.dtype is torch.bool or n.is_floating_point() or n.is_complex())
+        ):
             raise TypeError(f"n must be an int or None, got {n!r}")
         try:
             n = operator.index(n)

@@ -65,8 +65,12 @@ def _check_out(out: Any) -> None:
         raise TypeError(f"out must be a torch.Tensor or None, got {type(out).__qualname__}")
     if out.layout != torch.strided:
         raise TypeError(f"out has layout {out.layout}; only strided (dense) tensors can be written")
+    check_dtype_arg(out.dtype, name="out.dtype")
     if out.requires_grad:
         raise ValueError("out requires grad; in-place writes into it would be recorded by autograd")
+    if out.is_inference() and not torch.is_inference_mode_enabled():
+        # torch's copy_ would write first and raise RuntimeError after (nothing must be written).
+        raise ValueError("out is an inference tensor (made under torch.inference_mode()); write it inside inference mode")
     if out.is_nested:
         raise TypeError("out is a nested tensor; only strided (dense) tensors can be written")
     if _may_overlap(out):
@@ -89,12 +93,26 @@ def _may_overlap(t: torch.Tensor) -> bool:
     return False
 
 
+def _byte_span(t: torch.Tensor) -> tuple[int, int]:
+    """``[first, last)`` host addresses any element of non-empty ``t`` occupies."""
+    lo = hi = t.data_ptr()
+    for stride, size in zip(t.stride(), t.shape):
+        reach = stride * (size - 1) * t.element_size()
+        lo, hi = (lo + reach, hi) if reach < 0 else (lo, hi + reach)
+    return lo, hi + t.element_size()
+
+
 def _shares_memory(a: Any, b: torch.Tensor) -> bool:
-    """Whether tensor ``a`` and host tensor ``b`` live in overlapping host memory."""
+    """Whether tensor ``a`` and host tensor ``b`` may touch the same host bytes.
+
+    Compares the byte ranges the two views span (not their whole storages), so disjoint
+    slices of one buffer (``b[:4]`` into ``b[4:]``) are independent; interleaved views
+    (``b[::2]`` and ``b[1::2]``) are conservatively treated as sharing.
+    """
     if not isinstance(a, torch.Tensor) or a.device.type != "cpu" or b.device.type != "cpu" or not a.numel() or not b.numel():
         return False
-    sa, sb = a.untyped_storage(), b.untyped_storage()
-    return sa.data_ptr() < sb.data_ptr() + sb.nbytes() and sb.data_ptr() < sa.data_ptr() + sa.nbytes()
+    (alo, ahi), (blo, bhi) = _byte_span(a), _byte_span(b)
+    return alo < bhi and blo < ahi
 
 
 def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
@@ -211,7 +229,11 @@ def async_tensor_h2d(
         dtype: target dtype. Resolution order: ``dtype`` if given, else ``out.dtype``,
             else the data's own dtype (for lists, ``torch.tensor``'s inference).
         out: optional strided tensor of shape exactly ``S`` on the target device. It is
-            written in place (any strides, non-contiguous included) and returned.
+            written in place (non-contiguous strides included) and returned. Refused:
+            layouts whose elements may share an address (``expand``, overlapping
+            ``as_strided``; a few exotic interleavings that do not overlap are refused
+            too, conservatively), inference tensors outside inference mode, and host
+            memory overlapping ``data``'s bytes.
 
     Returns:
         ``out`` itself if given, else a new contiguous tensor of shape ``S`` and the

@@ -184,10 +184,11 @@ def buffer_specs(draw: Any, *, max_rows: int = 8, numpy_only: bool = False) -> d
 def row_counts(capacity: int, *, valid: bool | None = None) -> st.SearchStrategy[int | None]:
     """``n`` values for ``copy_to_gpu(n)`` / ``copy_to_cpu(n)``.
 
-    - valid=True: None or ``0..capacity``; valid=False: negatives and ``capacity+1..``
+    - valid=True: None or ``0..capacity``, as a Python int or a numpy integer (engines
+      often compute ``num_reqs`` with numpy); valid=False: negatives and ``capacity+1..``
       (the "num_reqs + 1" overrun); None: both.
     """
-    good = st.none() | st.integers(0, capacity)
+    good = st.none() | st.integers(0, capacity) | st.integers(0, capacity).map(np.int64) | st.integers(0, capacity).map(np.int32)
     bad = st.integers(-capacity - 3, -1) | st.integers(capacity + 1, capacity + 8)
     if valid is True:
         return good
@@ -312,9 +313,19 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         side = n + 1  # a (side, side) view of side*side elements with strides (1, 1): rows overlap
         data = [[float(i)] * side for i in range(side)]
         return BadInput(kind, data, {"out": out_for((side * side,), torch.float32).as_strided((side, side), (1, 1))}, raises)
+    if kind == "out-inference-tensor":
+        # Made under torch.inference_mode() (as in a serving loop), written outside it:
+        # torch's copy_ writes first and raises RuntimeError after.
+        with torch.inference_mode():
+            out = out_for((n,)).clone()
+        return BadInput(kind, good, {"out": out}, raises)
+    if kind == "out-unsupported-dtype":
+        # complex32: dtype=torch.complex32 is refused, so an out of that dtype must be too.
+        return BadInput(kind, good, {"out": torch.zeros(n, dtype=torch.complex32, device=device)}, raises)
     if kind == "out-aliases-data":
-        base = torch.arange(n + 1, dtype=torch.float32)  # host memory on every device: data and out overlap
-        return BadInput(kind, base[:n], {"out": base[1:]}, raises)
+        m = max(n, 2)  # base[:1] and base[1:] would be disjoint bytes, which is valid
+        base = torch.arange(m + 1, dtype=torch.float32)  # host memory on every device: data and out overlap
+        return BadInput(kind, base[:m], {"out": base[1:]}, raises)
     if kind == "nested-tensor-data":
         import warnings
 

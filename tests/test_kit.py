@@ -66,10 +66,27 @@ def test_repro_value_rebuilds_values(data):
         assert np.array_equal(got, want, equal_nan=want.dtype.kind in "fc")
 
 
-def test_repro_call_names_strides():
+def test_repro_call_rebuilds_strides():
+    """A strided tensor's reproduction rebuilds its layout; an expanded one names its strides."""
     t = torch.arange(6, dtype=torch.int32).view(2, 3).t()
     text = repro_call(t, {"device": torch.device("cpu")})
-    assert text.startswith("async_tensor_h2d(torch.tensor(") and "strides (1, 3)" in text
+    assert text.startswith("async_tensor_h2d(torch.empty_strided((3, 2), (1, 3), dtype=torch.int32).copy_(torch.tensor(")
+    rebuilt = eval(text.removeprefix("async_tensor_h2d(").rsplit(", device=", 1)[0])
+    assert rebuilt.stride() == t.stride() and torch.equal(rebuilt, t)
+    expanded = torch.zeros(2, 1).expand(2, 3)
+    assert repro_call(expanded, {"device": torch.device("cpu")}).endswith("# data: strides (1, 0)")
+
+
+def test_repro_keeps_nan_payloads_and_inference_mode():
+    """NaN payloads survive the round trip through the reproduction (bit patterns); inference tensors are noted."""
+    import numpy as np
+
+    t = torch.from_numpy(np.array([0x7FC1, 0xFFC3, 0x3F80], dtype=np.uint16)).view(torch.bfloat16)
+    rebuilt = eval(repro_value(t))
+    assert torch.equal(rebuilt.view(torch.int16), t.view(torch.int16))
+    with torch.inference_mode():
+        inf = torch.zeros(2)
+    assert repro_value(inf).endswith("# made under torch.inference_mode()")
 
 
 # --------------------------------------------------------------------------- strategies

@@ -28,6 +28,12 @@ transposed unpinned tensor                              values of the transposed
                                                         same for ``copy_to_cpu(0)`` and a ``(5, 3)`` buffer
 =====================================================  =====================================================
 
+Found by the second new-user trial (end of this module): an ``out`` made under
+``torch.inference_mode()`` (ValueError, untouched), an ``out`` of an unsupported dtype
+(TypeError), disjoint slices of one buffer as ``data``/``out`` (valid), a structured
+array's field (valid), lists mixing numpy scalars with Python numbers (``torch.tensor``'s
+dtype), numpy-integer ``n`` (valid) and bool/1-element-tensor ``n`` (TypeError).
+
 Falsifying examples found by fuzz campaigns (``tools/fuzz.sh``) are added at the end
 of this module, one test each, with the campaign that found them (reports/fuzz/):
 
@@ -353,3 +359,106 @@ def test_fuzz_nan_list_into_bfloat16_out_contract_replay(target):
     target.require("out", "regression")
     out = torch.full((4, 4), 77.0, dtype=torch.bfloat16)
     ch.check_out_written_exactly(target, _FUZZ_NAN_4x4, {"out": out})
+
+
+# --------------------------------------------------------------------------- second new-user trial (2026-11-30)
+# Reference bugs found by a fresh helper trying the kit as a new user; each failed before
+# the commit that added it (the reference raised a bare RuntimeError after writing out,
+# refused valid calls, or inferred another dtype than torch.tensor).
+
+
+def test_out_made_under_inference_mode(target, device):
+    """An ``out`` made under ``torch.inference_mode()`` and written outside it: ValueError, ``out`` untouched;
+    written inside inference mode it is an ordinary call."""
+    _applicable(target, device)
+    target.require("out", "regression")
+    with torch.inference_mode():
+        out = torch.full((3,), 5.0, device=device)
+    ch.check_bad_input(target, [1.0, 2.0, 3.0], {"out": out}, ValueError, "inference-mode out")
+    with torch.inference_mode():
+        result = target.async_tensor_h2d([1.0, 2.0, 3.0], out=out)
+        ch.synchronize()
+        assert result is out and out.cpu().tolist() == [1.0, 2.0, 3.0]
+
+
+@pytest.mark.parametrize("make_out", ["complex32", "quint8"])
+def test_out_of_an_unsupported_dtype(target, make_out):
+    """``out`` of a dtype the reference does not copy (as ``dtype=`` would be): TypeError naming it, nothing written."""
+    target.require("out", "regression")
+    if make_out == "complex32":
+        out = torch.zeros(2, dtype=torch.complex32)
+    else:
+        out = torch.quantize_per_tensor(torch.zeros(2), 0.1, 0, torch.quint8)
+    before = out.int_repr().clone() if out.is_quantized else out.view(torch.int32).clone()
+    with pytest.raises(TypeError, match=r"out\.dtype"):
+        target.async_tensor_h2d([1.0, 2.0], out=out)
+    after = out.int_repr() if out.is_quantized else out.view(torch.int32)
+    assert torch.equal(before, after)
+
+
+def test_disjoint_slices_of_one_buffer(target, device):
+    """``data`` and ``out`` in one host storage but disjoint bytes (``b[:4]`` into ``b[4:]``): a valid copy."""
+    _applicable(target, device)
+    target.require("out", "regression")
+    if device.type != "cpu":
+        pytest.skip("data and out share one host storage only when the target is the host")
+    b = torch.arange(8.0)
+    result = target.async_tensor_h2d(b[:4], out=b[4:])
+    assert result.data_ptr() == b[4:].data_ptr()
+    assert b.tolist() == [0.0, 1.0, 2.0, 3.0, 0.0, 1.0, 2.0, 3.0]
+
+
+def test_structured_array_field(target, device):
+    """A field of a structured array (a stride that is not a multiple of the item size): values copied."""
+    _applicable(target, device)
+    s = np.zeros(3, dtype=[("a", "i1"), ("b", "<f4")])
+    s["b"] = [1.5, -2.0, 3.25]
+    result = target.async_tensor_h2d(s["b"], device=device)
+    ch.synchronize()
+    assert result.dtype == torch.float32 and result.cpu().tolist() == [1.5, -2.0, 3.25]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        [np.float32(1.5), 2.5],
+        [1, np.float16(2)],
+        [True, np.int8(3)],
+        [torch.tensor(1.5, dtype=torch.float16), 2.0],
+    ],
+    ids=["np.float32+float", "int+np.float16", "bool+np.int8", "f16-tensor+float"],
+)
+def test_mixed_numpy_scalar_lists_follow_torch_tensor(target, device, data):
+    """Lists mixing numpy scalars / 0-d tensors with Python numbers: the dtype ``torch.tensor(data)`` infers."""
+    _applicable(target, device)
+    expected = torch.tensor(data)
+    result = target.async_tensor_h2d(data, device=device)
+    ch.synchronize()
+    assert result.dtype == expected.dtype, (result.dtype, expected.dtype)
+    assert torch.equal(result.cpu(), expected)
+
+
+@pytest.mark.parametrize("n", [np.int64(2), np.int32(2)], ids=["np.int64", "np.int32"])
+def test_buffer_numpy_integer_rows(target, device, n):
+    """``copy_to_gpu(n)`` with a numpy integer (engines compute ``num_reqs`` with numpy): rows ``[0, n)`` copied."""
+    _applicable(target, device)
+    target.require("buffer", "regression")
+    buf = make_buffer(target, {"size": (4,), "dtype": torch.int32, "pin_memory": False, "with_numpy": True}, device)
+    buf.cpu.copy_(torch.tensor([1, 2, 3, 4], dtype=torch.int32))
+    view = buf.copy_to_gpu(n)
+    ch.synchronize()
+    assert view.cpu().tolist() == [1, 2] and buf.gpu.cpu().tolist() == [1, 2, 0, 0]
+
+
+@pytest.mark.parametrize("n", ["tensor(True)", "tensor([3])", "np.bool_(True)"])
+def test_buffer_rows_that_are_not_ints(target, device, n):
+    """A bool or a 1-element tensor is not a row count: TypeError, nothing copied."""
+    _applicable(target, device)
+    target.require("buffer", "regression")
+    value = {"tensor(True)": torch.tensor(True), "tensor([3])": torch.tensor([3]), "np.bool_(True)": np.bool_(True)}[n]
+    buf = make_buffer(target, {"size": (4,), "dtype": torch.int32, "pin_memory": False, "with_numpy": True}, device)
+    buf.cpu.copy_(torch.tensor([1, 2, 3, 4], dtype=torch.int32))
+    with pytest.raises(TypeError):
+        buf.copy_to_gpu(value)
+    ch.synchronize()
+    assert buf.gpu.cpu().tolist() == [0, 0, 0, 0]
