@@ -124,7 +124,7 @@ def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
         raise TypeError("a target is required: pass device=... or out=... (got neither)")
     target = _resolve_device(device) if device is not None else None
     if out is not None:
-        out_device = out.device if out.device.type != "cuda" else torch.device("cuda", out.device.index)
+        out_device = out.device  # a CUDA tensor's device always carries its index
         if target is not None and target != out_device:
             raise ValueError(f"device={target} disagrees with out.device={out_device}")
         target = out_device

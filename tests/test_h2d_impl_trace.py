@@ -142,11 +142,16 @@ def _dest_copies(calls: list[Call], dst: torch.Tensor) -> list[Call]:
     return [c for c in calls if c.name == "copy_" and _same_storage(c.args[0], dst)]
 
 
-def _run_device_path(sim: SimulatedPinnedHost, data: Any, kwargs: dict[str, Any], **knobs: Any):
-    """Validate like the reference, then run its device half (``_to_device``) towards the host, recording."""
+def _run_device_path(sim: SimulatedPinnedHost, data: Any, kwargs: dict[str, Any], *, default_device: str | None = None, **knobs: Any):
+    """Validate like the reference, then run its device half (``_to_device``) towards the host, recording.
+
+    ``default_device``: run the device half inside ``with torch.device(default_device)``
+    (a user's default-device context): every allocation must still name its device.
+    """
     out = kwargs.get("out")
     source, dtype, target = R._prepare(data, kwargs.get("device"), kwargs.get("dtype"), out, cpu_only=False)
-    with sim.recording() as calls:
+    context = torch.device(default_device) if default_device else contextlib.nullcontext()
+    with sim.recording() as calls, context:
         result = R._to_device(data, source, dtype, target, out, **knobs)
     return source, dtype, result, list(calls)
 
@@ -306,7 +311,7 @@ def test_zero_copy_only_when_safe(sim, case, with_out):
 
 @pytest.mark.parametrize("with_out", [False, True], ids=["no-out", "out"])
 @pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.float16, torch.int64], ids=str)
-@pytest.mark.parametrize("layout", ["contiguous", "transposed", "column"])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "column", "one-strided-row"])
 @pytest.mark.parametrize("chunk_bytes", [1, 3, 8, 40])
 def test_chunk_boundaries(sim, layout, dtype, chunk_bytes, with_out):
     """Chunk sizes below, at and above one row, for 1-byte and wider dtypes, contiguous or strided sources."""
@@ -316,14 +321,19 @@ def test_chunk_boundaries(sim, layout, dtype, chunk_bytes, with_out):
         data = values.clone()
     elif layout == "transposed":
         data = values.t().contiguous().t()
-    else:
+    elif layout == "column":
         data = torch.cat([values, values], dim=1)[:, ::2]
+    else:  # a single row, strided: dim 0 has one row to chunk
+        data = torch.cat([values, values], dim=1)[:1, ::2]
     kwargs: dict[str, Any] = {"device": CPU}
     if with_out:
         kwargs["out"] = torch.zeros(tuple(data.shape), dtype=dtype)
-    source, resolved, result, calls = _run_device_path(sim, data, kwargs, pin=True, chunk_bytes=chunk_bytes, min_bytes=0)
+    source, resolved, result, calls = _run_device_path(
+        sim, data, kwargs, pin=True, chunk_bytes=chunk_bytes, min_bytes=0, default_device="meta"
+    )
     _check_trace(sim, data, kwargs, source, resolved, result, calls, pin=True, chunk_bytes=chunk_bytes, min_bytes=0)
-    assert len([c for c in calls if c.name == "empty" and c.pin_memory is True]) > 1 or data.numel() * dtype.itemsize <= chunk_bytes
+    if layout != "one-strided-row":  # (one row is one block, whatever the chunk size)
+        assert len([c for c in calls if c.name == "empty" and c.pin_memory is True]) > 1 or data.numel() * dtype.itemsize <= chunk_bytes
 
 
 def test_chunking_threshold_and_out_layout(sim):
@@ -477,7 +487,10 @@ def test_routing_host_and_cuda_targets(two_visible_gpus, monkeypatch):
 
     def spy(data, source, dtype, target, out, *, pin, chunk_bytes, min_bytes):
         seen.append((target, pin, chunk_bytes, min_bytes, dtype, out))
+        calls.append((data, source, out))
         return "device-path"
+
+    calls: list = []
 
     monkeypatch.setattr(R, "_to_device", spy)
     for pinned in (False, True):
@@ -493,6 +506,16 @@ def test_routing_host_and_cuda_targets(two_visible_gpus, monkeypatch):
         assert h2d_impl.async_tensor_h2d_pipelined(data, "cuda:0") == "device-path"
         assert [s[2] for s in seen] == [None, R.CHUNK_BYTES if pinned else None], seen
         assert [s[3] for s in seen] == [R.PIPELINE_MIN_BYTES] * 2 and all(s[1] is pinned for s in seen), seen
+
+    # data, its validated host tensor and out reach the device path as they are (an out
+    # on a CUDA device cannot exist here: validation is stubbed to say it is on cuda:0).
+    calls.clear()
+    arr = np.arange(3, dtype=np.int32)
+    host_view = torch.from_numpy(arr)
+    out_stub = torch.zeros(3, dtype=torch.int32)
+    monkeypatch.setattr(R, "_prepare", lambda *args, cpu_only: (host_view, torch.int32, torch.device("cuda", 0)))
+    assert R._async_h2d(arr, None, None, out_stub, chunk_bytes=None) == "device-path"
+    assert len(calls) == 1 and calls[0][0] is arr and calls[0][1] is host_view and calls[0][2] is out_stub, calls
 
 
 def test_cpu_variant_rejects_cuda_targets_that_exist(two_visible_gpus):
