@@ -35,6 +35,8 @@ def _literal(value: Any) -> str:
     """Python source for a (nested) list of numbers; NaN and inf become float('nan') / float('inf')."""
     if isinstance(value, list):
         return "[" + ", ".join(_literal(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_literal(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         return f"float('{value}')"
     return repr(value)
@@ -42,7 +44,7 @@ def _literal(value: Any) -> str:
 
 def _short_list(values: Any) -> str:
     text = _literal(values)
-    return text if len(text) <= 400 else text[:397] + "...]"
+    return text if len(text) <= 400 else text[:397] + "..." + text[-1]
 
 
 def _is_pinned(t: torch.Tensor) -> bool:
@@ -107,7 +109,7 @@ def repro_value(obj: Any) -> str:
         if not obj.flags.writeable:
             notes.append("read-only")
         return base + (f"  # {', '.join(notes)}" if notes else "")
-    if isinstance(obj, list):
+    if isinstance(obj, (list, tuple)):
         return _short_list(obj)
     if isinstance(obj, float):
         return _literal(obj)

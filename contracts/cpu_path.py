@@ -36,7 +36,7 @@ def check_cpu_path_agrees(target: Target, data: Any, kwargs: dict[str, Any]) -> 
     if isinstance(kwargs.get("out"), torch.Tensor):
         kw_main["out"] = kwargs["out"].clone()
         kw_cpu["out"] = kwargs["out"].clone()
-    data_cpu = copy.deepcopy(data) if isinstance(data, list) else data
+    data_cpu = copy.deepcopy(data) if isinstance(data, (list, tuple)) else data
     before = raw_storage(kw_main["out"]) if isinstance(kwargs.get("out"), torch.Tensor) else None
     main = _outcome(target.async_tensor_h2d, data, kw_main)
     cpu = _outcome(target.cpu_variant, data_cpu, kw_cpu)

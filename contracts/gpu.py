@@ -281,8 +281,8 @@ def _complement(data: Any) -> Any:
         return zero if data.dtype is torch.bool else zero.to(torch.float64).to(data.dtype)
     if isinstance(data, np.ndarray):
         return (data == 0).astype(data.dtype.newbyteorder("="))
-    if isinstance(data, list):
-        return [_complement(v) if isinstance(v, list) else type(v)(v == 0) for v in data]
+    if isinstance(data, (list, tuple)):
+        return type(data)(_complement(v) if isinstance(v, (list, tuple)) else type(v)(v == 0) for v in data)
     return type(data)(data == 0)
 
 

@@ -197,10 +197,14 @@ def _mutate(data: Any) -> None:
                 raw ^= 1 if base.dtype == np.bool_ else 0x5A
     elif isinstance(data, list):
         for i, v in enumerate(data):
-            if isinstance(v, list):
+            if isinstance(v, (list, tuple)):
                 _mutate(v)
             else:
                 data[i] = (not v) if isinstance(v, bool) else v + 1 if v == v else 0.0
+    elif isinstance(data, tuple):  # immutable itself; lists nested inside it are mutated
+        for v in data:
+            if isinstance(v, (list, tuple)):
+                _mutate(v)
 
 
 def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
@@ -212,7 +216,7 @@ def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     span_in, span_out = storage_span(data), storage_span(result)
     if span_in and span_out and span_in[0] < span_out[1] and span_out[0] < span_in[1] and result.numel():
         fail("no-alias", "result memory overlaps the input's", got=f"result {span_out} vs data {span_in}", expected="disjoint", call=call)
-    snapshot = copy.deepcopy(data) if isinstance(data, list) else None
+    snapshot = copy.deepcopy(data) if isinstance(data, (list, tuple)) else None
     _mutate(data)
     synchronize()
     assert_same_values(result, expected, contract="no-alias", call=call + "  # then data was overwritten")

@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import strategies as hs
+from strategies._dtypes import INTEGER_DTYPES
 from strategies.host import _values
 
 from . import buffer as cb
@@ -80,6 +81,139 @@ def prop_values_zero_length(target: Target, device: torch.device, **overrides: A
         ch.check_values(target, call.data, call.kwargs)
 
     _run(body, overrides, cap=30)
+
+
+def prop_values_pure_copy_bits(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: float tensors/arrays copied to their own dtype keep every bit (NaN payloads, -0.0, subnormals)."""
+    _device_ok(target, device, "values")
+    float_dtypes = [d for d in hs.USER_DTYPES + hs.FLOAT8_DTYPES if d.is_floating_point]
+    want_out = "out" in target.capabilities
+
+    def body(data: st.DataObject) -> None:
+        dtype = data.draw(st.sampled_from(float_dtypes), label="dtype")
+        shape = data.draw(hs.shapes(min_dims=1, min_side=1), label="shape")
+        kinds = ["tensor", "ndarray"] if dtype in hs.NUMPY_OF else ["tensor"]
+        kind = data.draw(st.sampled_from(kinds), label="kind")
+        values = data.draw(_values(dtype, tuple(shape), None), label="values")
+        flat = values.reshape(-1)
+        # At least one NaN with a payload (the case a canonicalising copy gets wrong).
+        nan_bits = {torch.float16: 0x7E01, torch.bfloat16: 0x7FC1, torch.float32: 0x7FC00001, torch.float64: 0x7FF8000000000001}
+        if dtype in nan_bits:
+            width = {2: torch.int16, 4: torch.int32, 8: torch.int64}[values.element_size()]
+            bits = nan_bits[dtype]
+            flat.view(width)[data.draw(st.integers(0, flat.numel() - 1), label="NaN at")] = bits - (1 << (8 * values.element_size())) if bits >= 1 << (8 * values.element_size() - 1) else bits
+        payload: Any = values.numpy() if kind == "ndarray" else values
+        kwargs: dict[str, Any] = {"device": device}
+        how = data.draw(st.sampled_from(["own", "dtype", "out"] if want_out else ["own", "dtype"]), label="dtype given as")
+        if how == "dtype":
+            kwargs["dtype"] = dtype
+        elif how == "out":
+            kwargs = {"out": torch.zeros(tuple(shape), dtype=dtype, device=device)}
+        ch.check_values(target, payload, kwargs)
+
+    _run(body, overrides, cap=40)
+
+
+def prop_values_wide_numpy(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: uint16/32/64 and complex64/128 numpy arrays (no torch user dtype of their own) into their own or representable dtypes."""
+    _device_ok(target, device, "values")
+    from hypothesis.extra import numpy as hnp
+
+    from strategies.host import ARRAY_LAYOUTS, _array_layout
+
+    def body(data: st.DataObject) -> None:
+        np_dtype = np.dtype(data.draw(st.sampled_from([np.uint16, np.uint32, np.uint64, np.complex64, np.complex128]), label="numpy dtype"))
+        shape = data.draw(hs.shapes(), label="shape")
+        if np_dtype.kind == "u":
+            dtype = data.draw(st.sampled_from([None, torch.float16, torch.bfloat16, torch.float32, torch.float64, torch.bool, torch.uint8, torch.int32, torch.int64]), label="dtype")
+            hi = int(np.iinfo(np_dtype).max)
+            if dtype is not None and not dtype.is_floating_point and dtype is not torch.bool:
+                hi = min(hi, torch.iinfo(dtype).max)
+            ends = st.sampled_from(sorted({0, 1, hi, (hi >> 1) + 1}))  # the top bit set: read as signed it turns negative
+            arr = data.draw(hnp.arrays(np_dtype, shape, elements=ends | st.integers(0, hi)), label="values")
+        else:
+            dtype = data.draw(st.sampled_from([None, torch.complex64, torch.complex128]), label="dtype")
+            arr = data.draw(hnp.arrays(np_dtype, shape), label="values")
+        arr = _array_layout(arr, data.draw(st.sampled_from(ARRAY_LAYOUTS), label="layout"))
+        kwargs: dict[str, Any] = {"device": device} if dtype is None else {"device": device, "dtype": dtype}
+        ch.check_values(target, arr, kwargs)
+
+    _run(body, overrides, cap=40)
+
+
+#: Lengths around the sizes where implementations switch paths (a 4 KiB page of int8,
+#: an 8192-element threshold, 64 Ki elements); the default shapes stop at 5 per side.
+LARGE_LENGTHS = (4095, 4096, 8192, 8193, 65537)
+
+
+def prop_values_large(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: 1-D lists, arrays and tensors of 4095-65537 elements are copied whole (no truncation past a size)."""
+    _device_ok(target, device, "values")
+
+    def body(data: st.DataObject) -> None:
+        n = data.draw(st.sampled_from(LARGE_LENGTHS), label="length")
+        dtype = data.draw(st.sampled_from([torch.int64, torch.int32, torch.float32, torch.bool]), label="dtype")
+        kind = data.draw(st.sampled_from(["list", "ndarray", "tensor"]), label="kind")
+        offset = data.draw(st.integers(-1000, 1000), label="offset")
+        base = torch.arange(n, dtype=torch.int64) * 7 + offset  # every element distinct: a lost or moved one shows
+        values = (base % 2 == 0) if dtype is torch.bool else base.to(dtype)
+        payload: Any = values.tolist() if kind == "list" else values.numpy() if kind == "ndarray" else values
+        ch.check_values(target, payload, {"device": device})
+
+    _run(body, overrides, cap=12)
+
+
+def _matrix_values(dtype: torch.dtype) -> list:
+    """Values every source kind can carry that ``dtype`` represents, at its edges (float64 literals)."""
+    if dtype is torch.bool:
+        return [0.0, 1.0, 0.0, 2.5]
+    if not dtype.is_floating_point:
+        info = torch.iinfo(dtype)
+        lo, hi = float(info.min), float(info.max)
+        if info.bits == 64:  # float64 cannot carry int64's ends exactly: stay inside
+            lo, hi = -(2.0**62), 2.0**62
+        return [lo, hi, 0.0, 1234.75 if hi >= 1234 else 100.75, -1234.75 if lo <= -1234 else 0.0]
+    return [0.0, -0.0, 1e-30, 1e30, -65504.0, 3.0e38, 2.0**-20, 1.0 + 2.0**-10]
+
+
+def prop_values_dtype_matrix(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: every target dtype from lists, float64 arrays and float64 tensors, with values at the dtype's edges.
+
+    Deterministic (a table, not drawn): narrow bugs that random draws reach only by
+    luck (bfloat16 converted through float16, big floats rounded instead of
+    truncated) are hit on every run.
+    """
+    _device_ok(target, device, "values")
+    del overrides  # not a Hypothesis property: every case runs every time
+    for dtype in hs.USER_DTYPES + hs.FLOAT8_DTYPES:
+        values = _matrix_values(dtype)
+        if dtype in hs.FLOAT8_DTYPES:
+            values = [0.0, -0.0, 1.0, 0.5, 2.0]
+        rows = [values]
+        if dtype in INTEGER_DTYPES:  # only fractional values far from 0: truncation, not rounding
+            info = torch.iinfo(dtype)
+            for far in ((1234.75, -1234.75, 4096.5), (100.75, -100.5)):
+                row = [v for v in far if info.min <= v <= info.max]
+                if row:
+                    rows.append(row)
+        for row in rows:
+            for kind in ("list", "ndarray", "tensor"):
+                payload: Any = list(row) if kind == "list" else np.array(row) if kind == "ndarray" else torch.tensor(row, dtype=torch.float64)
+                ch.check_values(target, payload, {"device": device, "dtype": dtype})
+
+
+def prop_no_alias_layouts(target: Target, device: torch.device, **overrides: Any) -> None:
+    """no-alias: one fixed input in every array and tensor layout (read-only and broadcast arrays included)."""
+    _device_ok(target, device, "no-alias")
+    del overrides  # deterministic: every layout every run
+    from strategies.host import ARRAY_LAYOUTS, TENSOR_LAYOUTS, _array_layout, _tensor_layout
+
+    base = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    for layout in ARRAY_LAYOUTS:
+        ch.check_no_alias(target, _array_layout(base.copy(), layout), {"device": device})
+    for layout in TENSOR_LAYOUTS:
+        values = torch.from_numpy(base.copy()).reshape(1, 2, 3, 4) if layout == "channels_last" else torch.from_numpy(base.copy())
+        ch.check_no_alias(target, _tensor_layout(values, layout, pinned=False), {"device": device})
 
 
 def prop_dtype_resolution(target: Target, device: torch.device, **overrides: Any) -> None:
@@ -222,7 +356,8 @@ def prop_buffer_copy(target: Target, device: torch.device, **overrides: Any) -> 
     target.require("buffer", "buffer")
 
     def body(data: st.DataObject) -> None:
-        spec = data.draw(hs.buffer_specs(), label="buffer")
+        max_rows = data.draw(st.sampled_from([8, 8, 8, 200]), label="max rows")  # capacities past 64 too
+        spec = data.draw(hs.buffer_specs(max_rows=max_rows), label="buffer")
         buf = cb.make_buffer(target, spec, device)
         n = data.draw(hs.row_counts(spec["size"][0], valid=True), label="n")
         values = data.draw(_buffer_values(spec["dtype"], spec["size"]), label="values")
@@ -231,6 +366,20 @@ def prop_buffer_copy(target: Target, device: torch.device, **overrides: Any) -> 
         check(target, buf, n, values, f"CpuGpuBuffer{tuple(spec['size'])}")
 
     _run(body, overrides)
+
+
+def prop_buffer_copy_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: capacities 1-1000 (past 64 and 128) with n in {0, 1, capacity-1, capacity}, both directions (a table)."""
+    _device_ok(target, device, "buffer")
+    target.require("buffer", "buffer")
+    del overrides  # deterministic: every size every run
+    for capacity in (1, 63, 64, 65, 132, 1000):
+        spec = {"size": (capacity, 3), "dtype": torch.int32, "pin_memory": False, "with_numpy": True}
+        values = torch.arange(capacity * 3, dtype=torch.int32).view(capacity, 3) + 1
+        for n in sorted({0, 1, capacity - 1, capacity}):
+            for check in (cb.check_copy_to_gpu, cb.check_copy_to_cpu):
+                buf = cb.make_buffer(target, spec, device)
+                check(target, buf, n, values, f"CpuGpuBuffer({capacity}, 3)")
 
 
 def _odd_row_tensor(spelling: str) -> torch.Tensor:
@@ -484,13 +633,13 @@ def prop_hygiene(target: Target, device: torch.device, **overrides: Any) -> None
 
 #: catalogue id -> properties that check it.
 PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
-    "values": (prop_values, prop_values_zero_length),
+    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_dtype_matrix),
     "dtype": (prop_dtype_resolution, prop_dtype_mismatch),
     "out": (prop_out_written, prop_out_shape_rejected),
     "target": (prop_no_target,),
-    "no-alias": (prop_no_alias,),
+    "no-alias": (prop_no_alias, prop_no_alias_layouts),
     "bad-input": (prop_bad_input,),
-    "buffer": (prop_buffer_init, prop_buffer_numpy_rejected, prop_buffer_roundtrip, prop_buffer_copy, prop_buffer_bad_rows, prop_buffer_state_machine),
+    "buffer": (prop_buffer_init, prop_buffer_numpy_rejected, prop_buffer_roundtrip, prop_buffer_copy, prop_buffer_copy_sizes, prop_buffer_bad_rows, prop_buffer_state_machine),
     "cpu-path": (prop_cpu_path,),
     "staging": (prop_staging, prop_staging_strided_pinned, prop_pinned_not_restaged),
     "non-blocking": (prop_non_blocking, prop_buffer_non_blocking),

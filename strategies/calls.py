@@ -190,7 +190,8 @@ def row_counts(capacity: int, *, valid: bool | None = None) -> st.SearchStrategy
       often compute ``num_reqs`` with numpy); valid=False: negatives and ``capacity+1..``
       (the "num_reqs + 1" overrun); None: both.
     """
-    good = st.none() | st.integers(0, capacity) | st.integers(0, capacity).map(np.int64) | st.integers(0, capacity).map(np.int32)
+    ints = st.integers(0, capacity) | st.sampled_from(sorted({0, capacity}))  # the ends explicitly: capacity is where off-by-ones bite
+    good = st.none() | ints | ints.map(np.int64) | ints.map(np.int32)
     bad = st.integers(-capacity - 3, -1) | st.integers(capacity + 1, capacity + 8)
     if valid is True:
         return good

@@ -87,13 +87,55 @@ def _make_valid(values: torch.Tensor, target: torch.dtype | None) -> torch.Tenso
     return torch.where(ok, values, torch.zeros((), dtype=values.dtype))
 
 
+#: Bit patterns that random floats rarely hit and copies must keep: NaNs with a payload
+#: and both signs, a signalling NaN, -0.0, the smallest subnormal, inf. (Hypothesis'
+#: floats favour "nasty" values, but not NaN payloads, which a copy that canonicalises
+#: NaNs would lose; bfloat16 is drawn as raw bits, where a NaN is 1 pattern in 256.)
+_SPECIAL_BITS: dict[torch.dtype, tuple[int, ...]] = {
+    torch.float16: (0x7E01, 0xFE00, 0x7C01, 0x8000, 0x0001, 0x7C00),
+    torch.bfloat16: (0x7FC1, 0xFFC0, 0x7F81, 0x8000, 0x0001, 0x7F80),
+    torch.float32: (0x7FC00001, 0xFFC00000, 0x7F800001, 0x80000000, 0x00000001, 0x7F800000),
+    torch.float64: (0x7FF8000000000001, 0xFFF8000000000000, 0x7FF0000000000001, 0x8000000000000000, 0x1, 0x7FF0000000000000),
+}
+_UINT_OF_WIDTH = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def _with_specials(draw: Any, values: torch.Tensor) -> torch.Tensor:
+    """Overwrite up to three elements of ``values`` (contiguous, a float dtype) with special bit patterns."""
+    specials = _SPECIAL_BITS.get(values.dtype)
+    if specials is None or values.numel() == 0:
+        return values
+    picks = draw(
+        st.lists(st.tuples(st.integers(0, values.numel() - 1), st.sampled_from(specials)), max_size=3),
+        label="special bit patterns",
+    )
+    if not picks:
+        return values
+    raw = values.numpy().view(_UINT_OF_WIDTH[values.element_size()]).reshape(-1) if values.dtype is not torch.bfloat16 else None
+    if raw is None:  # numpy has no bfloat16: go through an int16 view of the tensor
+        flat = values.view(torch.int16).reshape(-1)
+        for i, bits in picks:
+            flat[i] = bits - (1 << 16) if bits >= 1 << 15 else bits
+        return values
+    for i, bits in picks:
+        raw[i] = bits
+    return values
+
+
 @st.composite
 def _values(draw: Any, dtype: torch.dtype, shape: tuple[int, ...], target: torch.dtype | None) -> torch.Tensor:
-    """A contiguous CPU tensor of ``dtype`` and ``shape`` whose values ``target`` represents."""
+    """A contiguous CPU tensor of ``dtype`` and ``shape`` whose values ``target`` represents.
+
+    Float values include special bit patterns (NaN payloads, -0.0, subnormals, inf)
+    unless ``target`` is an integer dtype (which must reject NaN/inf).
+    """
+    specials = target is None or not is_integer(target)
     if dtype in FLOAT8_DTYPES or dtype is torch.bfloat16:
         bits = np.uint8 if dtype in FLOAT8_DTYPES else np.uint16
         raw = draw(hnp.arrays(bits, shape), label="bit patterns")
         values = torch.from_numpy(np.ascontiguousarray(raw)).view(dtype).clone()
+        if specials:
+            values = _with_specials(draw, values)
         return _make_valid(values, target)
     npdt = NUMPY_OF[dtype]
     domain = _value_domain(dtype, target)
@@ -106,7 +148,10 @@ def _values(draw: Any, dtype: torch.dtype, shape: tuple[int, ...], target: torch
         return _make_valid(torch.from_numpy(np.ascontiguousarray(arr)).to(dtype), target)
     elements = st.integers(*domain) if domain is not None else None
     arr = draw(hnp.arrays(npdt, shape, elements=elements), label="values")
-    return _make_valid(torch.from_numpy(np.ascontiguousarray(arr)).clone(), target)
+    values = torch.from_numpy(np.ascontiguousarray(arr)).clone()
+    if specials and values.is_floating_point():
+        values = _with_specials(draw, values)
+    return _make_valid(values, target)
 
 
 def _backing(shape: tuple[int, ...], dtype: torch.dtype, pinned: bool) -> torch.Tensor:
@@ -240,13 +285,16 @@ def nested_lists(
     shape: tuple[int, ...] | st.SearchStrategy[tuple[int, ...]] | None = None,
     *,
     target_dtype: torch.dtype | None = None,
-) -> list:
+    containers: str | None = None,
+) -> list | tuple:
     """Rectangular nested Python lists of ``bool``, ``int`` or ``float`` (at least 1-D).
 
     - kind: "bool", "int" or "float" (None draws one). Ints span int64 unless
       ``target_dtype`` narrows them; floats are float64 values (NaN and inf included
       unless the target is an integer dtype).
     - shape: default :func:`shapes` with ``min_dims=1`` (a list cannot be 0-d).
+    - containers: "list", "tuple" or "mixed" (lists and tuples at random levels, as
+      ``async_tensor_h2d`` accepts both); None draws one.
     """
     kind = draw(st.sampled_from(["bool", "int", "float"]), label="list kind") if kind is None else kind
     source = {"bool": torch.bool, "int": torch.int64, "float": torch.float64}[kind]
@@ -254,7 +302,20 @@ def nested_lists(
         shapes(min_dims=1) if shape is None else shape if isinstance(shape, st.SearchStrategy) else st.just(shape),
         label="shape",
     )
-    return draw(_values(source, tuple(shape), target_dtype)).tolist()
+    nested = draw(_values(source, tuple(shape), target_dtype)).tolist()
+    containers = draw(st.sampled_from(["list", "list", "tuple", "mixed"]), label="containers") if containers is None else containers
+    if containers == "list":
+        return nested
+    flips = draw(st.lists(st.booleans(), min_size=len(shape), max_size=len(shape)), label="tuple levels")
+    levels = [True] * len(shape) if containers == "tuple" else flips
+
+    def convert(value: Any, depth: int) -> Any:
+        if not isinstance(value, list):
+            return value
+        items = [convert(v, depth + 1) for v in value]
+        return tuple(items) if levels[depth] else items
+
+    return convert(nested, 0)
 
 
 @st.composite

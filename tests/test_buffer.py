@@ -19,6 +19,10 @@ def test_buffer_copy_rows(target, device):
     P.prop_buffer_copy(target, device)
 
 
+def test_buffer_copy_sizes(target, device):
+    P.prop_buffer_copy_sizes(target, device)
+
+
 def test_buffer_bad_row_counts(target, device):
     P.prop_buffer_bad_rows(target, device)
 

@@ -14,6 +14,22 @@ def test_values_zero_length(target, device):
     P.prop_values_zero_length(target, device)
 
 
+def test_values_pure_copy_bits(target, device):
+    P.prop_values_pure_copy_bits(target, device)
+
+
+def test_values_wide_numpy_sources(target, device):
+    P.prop_values_wide_numpy(target, device)
+
+
+def test_values_large(target, device):
+    P.prop_values_large(target, device)
+
+
+def test_values_dtype_matrix(target, device):
+    P.prop_values_dtype_matrix(target, device)
+
+
 def test_dtype_resolution(target, device):
     P.prop_dtype_resolution(target, device)
 
@@ -36,6 +52,10 @@ def test_no_target_rejected(target, device):
 
 def test_no_alias(target, device):
     P.prop_no_alias(target, device)
+
+
+def test_no_alias_every_layout(target, device):
+    P.prop_no_alias_layouts(target, device)
 
 
 @pytest.mark.parametrize("kind", sorted(BAD_INPUT_KINDS))
