@@ -77,7 +77,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config._h2d_target = load_target(config.getoption("--h2d-impl"))  # type: ignore[attr-defined]
     except Exception as exc:  # noqa: BLE001 - surface a clear usage error naming the option
         source = "--h2d-impl" if config.getoption("--h2d-impl") != os.environ.get("H2D_IMPL") else "H2D_IMPL (environment)"
-        raise pytest.UsageError(f"{source}={config.getoption('--h2d-impl')!r} could not be loaded: {exc}") from exc
+        hint = ""
+        if isinstance(exc, ModuleNotFoundError) and ":" in str(config.getoption("--h2d-impl")):
+            hint = " (a user adapter's module must be importable: run from its folder, install it, or add its folder to PYTHONPATH)"
+        raise pytest.UsageError(f"{source}={config.getoption('--h2d-impl')!r} could not be loaded: {exc}{hint}") from exc
     config.addinivalue_line("markers", "contract(*ids): catalogue ids a test exercises, when its body does not call a prop_*/check_* function")
     _load_xfails(config)
     config._h2d_report = None  # type: ignore[attr-defined]

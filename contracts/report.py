@@ -199,8 +199,9 @@ class ConformanceReport:
         """Catalogue id -> outcome over its tests and counts."""
         out: dict[str, dict[str, Any]] = {}
         for cid in self.catalogue + tuple(sorted({c for t in self.tests.values() for c in t["contracts"]} - set(self.catalogue))):
-            statuses = [t["status"] for t in self.tests.values() if cid in t["contracts"]]
-            counts = {s: statuses.count(s) for s in ("passed", "failed", "xfailed", "not applicable", "skipped") if statuses.count(s)}
+            statuses = [self._status_for(t, cid) for t in self.tests.values() if cid in t["contracts"]]
+            kinds = ("passed", "failed", "xfailed", "not applicable", "skipped", "failed on another contract")
+            counts = {s: statuses.count(s) for s in kinds if statuses.count(s)}
             if not statuses:
                 outcome = "not collected"
             elif "failed" in statuses:
@@ -211,10 +212,25 @@ class ConformanceReport:
                 outcome = "pass"
             elif "not applicable" in statuses:
                 outcome = "not applicable"
-            else:
+            elif "skipped" in statuses:
                 outcome = "skipped"
+            else:
+                outcome = "inconclusive"  # its only tests stopped on another contract's violation
             out[cid] = {"outcome": outcome, "tests": counts}
         return out
+
+    @staticmethod
+    def _status_for(test: dict[str, Any], cid: str) -> str:
+        """A test's status as evidence about contract ``cid``.
+
+        A test mapped to several contracts that failed by violating only others (say
+        ``values`` in a test mapped to ``values`` and ``out``) is no evidence that ``cid``
+        fails: it counts as "failed on another contract", not as a failure of ``cid``.
+        """
+        if test["status"] in ("failed", "xfailed") and test["violations"]:
+            if cid not in {v["contract"] for v in test["violations"]}:
+                return "failed on another contract"
+        return test["status"]
 
     def to_json(self) -> dict[str, Any]:
         totals: dict[str, int] = {}
