@@ -212,7 +212,21 @@ CASES = [
      'data[1] = 300 is out of range for torch.uint8 [0, 255]'),
     ('ordereddict-data', lambda: f(collections.OrderedDict(), device=cpu), TypeError,
      'data must be a list, tuple, numpy.ndarray, CPU torch.Tensor or number, got collections.OrderedDict'),
+    # Added with the second new-user trial's fixes (mutation run b6fe86c: these texts were unpinned).
+    ('out-inference-tensor', lambda: f([1.0], out=_inference_zeros(1)), ValueError,
+     'out is an inference tensor (made under torch.inference_mode()); write it inside inference mode'),
+    ('out-unsupported-dtype', lambda: f([1.0], out=torch.zeros(1, dtype=torch.complex32)), TypeError,
+     'out.dtype=torch.complex32 is not supported: torch has no host copy kernel for it'),
+    # Interleaved views of one buffer (elements 0, 10, 20 into 5, 15, 25): no element is
+    # shared, but the byte spans overlap, and the reference refuses conservatively.
+    ('out-interleaved-with-data', lambda: (lambda b: f(b[0:30:10], out=b[5:35:10]))(torch.zeros(40)), ValueError,
+     'out shares memory with data; copy data first or pass another out'),
 ]
+
+
+def _inference_zeros(n: int) -> torch.Tensor:
+    with torch.inference_mode():
+        return torch.zeros(n)
 
 #: Only meaningful on machines without CUDA.
 NO_CUDA_ONLY = {"device-cuda-unavailable", "device-int-unavailable"}
