@@ -135,7 +135,7 @@ def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
         raise ValueError(f"the CPU-platform variant only targets host memory, got device {target}")
     if target.type not in ("cpu", "cuda"):
         raise ValueError(f"out.device={target} is not supported: the target must be 'cpu' or a CUDA device")
-    source, own_dtype = as_source_tensor(data)
+    source, own_dtype = as_source_tensor(data, infer_dtype=dtype is None)
     dtype = own_dtype if dtype is None else dtype
     if out is not None and tuple(out.shape) != tuple(source.shape):
         raise ValueError(
