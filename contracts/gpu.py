@@ -159,25 +159,40 @@ def check_non_blocking(target: Target, data: Any, kwargs: dict[str, Any], *, bus
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     call_valid("non-blocking", target, data, kwargs)
     synchronize()
+    result, host_ms, still_busy = _timed_behind_busy(lambda: call_valid("non-blocking", target, data, kwargs), device, busy_ms)
+    if not torch.equal(result, expected.to(result.device)):  # fast and right (device compare; report on mismatch)
+        assert_same_values(result, expected, contract="non-blocking", call=call)
+    _fail_if_blocked("the call", host_ms, still_busy, busy_ms, call)
+    return host_ms
+
+
+def _timed_behind_busy(fn: Callable[[], Any], device: torch.device, busy_ms: float) -> tuple[Any, float, bool]:
+    """Queue ``busy_ms`` of spin work on ``device``'s current stream, then time ``fn()`` on the host.
+
+    Returns ``(fn's result, host ms, whether the busy work was still running when fn
+    returned)``, after a full synchronize.
+    """
     done = busy(busy_ms, device)
     t0 = time.perf_counter()
-    result = call_valid("non-blocking", target, data, kwargs)
+    result = fn()
     host_ms = (time.perf_counter() - t0) * 1e3
     still_busy = not done.query()
     synchronize()
-    if not torch.equal(result, expected.to(result.device)):  # fast and right (device compare; report on mismatch)
-        assert_same_values(result, expected, contract="non-blocking", call=call)
+    return result, host_ms, still_busy
+
+
+def _fail_if_blocked(what: str, host_ms: float, still_busy: bool, busy_ms: float, call: str) -> None:
+    """non-blocking: fail unless ``what`` returned within ``NONBLOCKING_FRACTION`` of ``busy_ms``, the stream still busy."""
     limit = NONBLOCKING_FRACTION * busy_ms
     if host_ms > limit or not still_busy:
         fail(
             "non-blocking",
-            f"the call blocked the host behind a stream busy for {busy_ms:.0f} ms"
+            f"{what} blocked the host behind a stream busy for {busy_ms:.0f} ms"
             + ("" if still_busy else " (the busy work had finished when it returned)"),
             got=f"{host_ms:.2f} ms",
             expected=f"< {limit:.0f} ms",
             call=call,
         )
-    return host_ms
 
 
 def check_buffer_non_blocking(target: Target, buffer: Any, n: int, direction: str, *, busy_ms: float = BUSY_MS) -> float:
@@ -201,25 +216,11 @@ def check_buffer_non_blocking(target: Target, buffer: Any, n: int, direction: st
     if src.numel():
         src.view(torch.uint8).bitwise_xor_(0x5A if src.dtype is not torch.bool else 1)  # new values for the timed copy
     synchronize()
-    done = busy(busy_ms, device)
-    t0 = time.perf_counter()
-    copy(n)
-    host_ms = (time.perf_counter() - t0) * 1e3
-    still_busy = not done.query()
-    synchronize()
+    _, host_ms, still_busy = _timed_behind_busy(lambda: copy(n), device, busy_ms)
     got, want = _bits(dst[:n].cpu()), _bits(src[:n].cpu())
     if not torch.equal(got, want):
         fail("non-blocking", f"after {direction}({n}) and the documented wait, the rows differ", got=got.flatten()[:16].tolist(), expected=want.flatten()[:16].tolist(), call=call)
-    limit = NONBLOCKING_FRACTION * busy_ms
-    if host_ms > limit or not still_busy:
-        fail(
-            "non-blocking",
-            f"{direction} blocked the host behind a stream busy for {busy_ms:.0f} ms"
-            + ("" if still_busy else " (the busy work had finished when it returned)"),
-            got=f"{host_ms:.2f} ms",
-            expected=f"< {limit:.0f} ms",
-            call=call,
-        )
+    _fail_if_blocked(direction, host_ms, still_busy, busy_ms, call)
     return host_ms
 
 

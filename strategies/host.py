@@ -97,7 +97,11 @@ _SPECIAL_BITS: dict[torch.dtype, tuple[int, ...]] = {
     torch.float32: (0x7FC00001, 0xFFC00000, 0x7F800001, 0x80000000, 0x00000001, 0x7F800000),
     torch.float64: (0x7FF8000000000001, 0xFFF8000000000000, 0x7FF0000000000001, 0x8000000000000000, 0x1, 0x7FF0000000000000),
 }
-_UINT_OF_WIDTH = {2: np.uint16, 4: np.uint32, 8: np.uint64}
+def set_bits(values: torch.Tensor, index: int, bits: int) -> None:
+    """Write the unsigned bit pattern ``bits`` into element ``index`` (flat) of contiguous ``values`` (2, 4 or 8-byte dtype)."""
+    width = 8 * values.element_size()
+    signed = bits - (1 << width) if bits >= 1 << (width - 1) else bits
+    values.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[values.element_size()]).reshape(-1)[index] = signed
 
 
 def _with_specials(draw: Any, values: torch.Tensor) -> torch.Tensor:
@@ -109,16 +113,8 @@ def _with_specials(draw: Any, values: torch.Tensor) -> torch.Tensor:
         st.lists(st.tuples(st.integers(0, values.numel() - 1), st.sampled_from(specials)), max_size=3),
         label="special bit patterns",
     )
-    if not picks:
-        return values
-    raw = values.numpy().view(_UINT_OF_WIDTH[values.element_size()]).reshape(-1) if values.dtype is not torch.bfloat16 else None
-    if raw is None:  # numpy has no bfloat16: go through an int16 view of the tensor
-        flat = values.view(torch.int16).reshape(-1)
-        for i, bits in picks:
-            flat[i] = bits - (1 << 16) if bits >= 1 << 15 else bits
-        return values
     for i, bits in picks:
-        raw[i] = bits
+        set_bits(values, i, bits)
     return values
 
 

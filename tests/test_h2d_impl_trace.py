@@ -157,6 +157,9 @@ def _run_device_path(sim: SimulatedPinnedHost, data: Any, kwargs: dict[str, Any]
 
 
 def _zero_copy_expected(sim: SimulatedPinnedHost, data: Any, dtype: torch.dtype) -> bool:
+    # The rule restated from DESIGN.md on purpose (not R._zero_copy_ok: a test that asked
+    # the implementation which inputs are zero-copy would agree with any bug in it), with
+    # the simulation's pinned-ness in place of torch's.
     return (
         isinstance(data, torch.Tensor)
         and data.dtype == dtype
