@@ -16,9 +16,12 @@ few minutes on 2 cores), ``dev`` (quick), ``fuzz`` (many examples; long campaign
 from __future__ import annotations
 
 import datetime
+import faulthandler
 import os
 import platform
+import signal
 import sys
+import threading
 import warnings
 from pathlib import Path
 
@@ -28,6 +31,7 @@ from hypothesis import HealthCheck, settings
 
 from contracts import CATALOGUE, NotApplicable, load_target
 from contracts import report as h2d_report
+from contracts._report import TargetTimeout, call_in_flight
 
 settings.register_profile("default", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -53,6 +57,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="expected failures of the target, one 'node-id-prefix-or-contract-id  # reason' a line (default: xfails/<target name>.txt if it exists; 'none' for no file)",
     )
     group.addoption(
+        "--h2d-max-hangs",
+        type=int,
+        default=3,
+        metavar="N",
+        help="after N tests of one process ran past --timeout, its remaining tests fail at once as 'not run' (default 3; 0: never)",
+    )
+    group.addoption(
         "--h2d-report",
         default=None,
         metavar="PATH",
@@ -65,7 +76,11 @@ def _xdist_worker_index() -> int | None:
     return int(worker[2:]) if worker and worker.startswith("gw") else None
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-timeout reads its settings
 def pytest_configure(config: pytest.Config) -> None:
+    if config.pluginmanager.has_plugin("timeout") and config.getoption("timeout", None) is None:
+        if "PYTEST_TIMEOUT" not in os.environ and not config.getini("timeout"):
+            config.option.timeout = DEFAULT_TIMEOUT_S  # see _TimeoutHooks
     config.addinivalue_line("markers", "gpu: needs a CUDA device (skipped with a reason on CPU-only machines)")
     config.addinivalue_line("markers", "multi_gpu: needs two CUDA devices")
     config.addinivalue_line("markers", "meta: meta-tests of the kit itself (mutants, strategies, helpers)")
@@ -158,6 +173,94 @@ class _OneWorkerPerGPU:
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     if pluginmanager.has_plugin("xdist") or pluginmanager.has_plugin("xdist.plugin"):
         pluginmanager.register(_OneWorkerPerGPU(), "h2d-one-worker-per-gpu")
+    if pluginmanager.has_plugin("timeout"):
+        pluginmanager.register(_TimeoutHooks(), "h2d-timeout")
+
+
+# --------------------------------------------------------------------------- a hanging target ends the test, not the run
+
+#: Per-test limit when neither --timeout, PYTEST_TIMEOUT nor a ``timeout`` ini value is given.
+#: The slowest test of a passing run is a GPU mutant hunt (a few minutes of 100 ms busy
+#: streams: reports/gpu/); CPU tests take seconds.
+DEFAULT_TIMEOUT_S = 300.0
+#: After the signal, how long a test may still run before the process dumps its stacks and
+#: exits (a hang inside a C call that never returns to Python, e.g. a CUDA synchronize).
+HARD_GRACE_S = float(os.environ.get("H2D_HARD_GRACE_S", "30"))
+_HANGS: list[str] = []  # node ids of this process's tests that ran past their limit
+
+
+class _TimeoutHooks:
+    """pytest-timeout's timer, with an exception Hypothesis cannot swallow; registered only when pytest-timeout is loaded.
+
+    pytest-timeout's own ``signal`` method raises pytest's ``Failed``, which Hypothesis
+    takes for a falsifying example: it then replays the hanging call to shrink it, with no
+    timer left, and the run never ends (issue 10). Here the signal raises
+    :class:`~contracts._report.TargetTimeout` (a ``BaseException``) naming the test, the
+    limit, the kit's call in flight and where the target was; a second, thread timer
+    ``HARD_GRACE_S`` later dumps every thread's stack, writes the report so far (when this
+    process holds it) and exits the process: under ``pytest -n`` xdist reports the test as
+    crashed and starts a fresh worker, so the rest of the run still completes.
+    """
+
+    @staticmethod
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_timeout_set_timer(item: pytest.Item, settings) -> bool | None:
+        if settings.method != "signal" or threading.current_thread() is not threading.main_thread():
+            return None  # pytest-timeout's thread method: it dumps stacks and exits by itself
+
+        def on_alarm(signum, frame) -> None:
+            call = call_in_flight(frame)
+            where = f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}" if frame is not None else "?"
+            raise TargetTimeout(
+                f"{item.nodeid} ran past its {settings.timeout:g} s limit (--timeout) and was cut off"
+                f"\n  call in flight: {call or '(no check_* call was running: see where)'}\n  where: {where}",
+                call,
+            )
+
+        hard = threading.Timer(settings.timeout + HARD_GRACE_S, _hard_exit, args=(item, settings.timeout))
+        hard.daemon = True
+        signal.signal(signal.SIGALRM, on_alarm)
+        signal.setitimer(signal.ITIMER_REAL, settings.timeout)
+        hard.start()
+
+        def cancel() -> None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            hard.cancel()
+
+        item.cancel_timeout = cancel  # pytest-timeout's pytest_timeout_cancel_timer calls it
+        return True
+
+
+def _hard_exit(item: pytest.Item, timeout: float) -> None:
+    """The test did not return after its signal: stacks to stderr, the report so far, then exit (see _TimeoutHooks)."""
+    frame = sys._current_frames().get(threading.main_thread().ident)
+    message = (
+        f"{item.nodeid} did not return {HARD_GRACE_S:g} s after its {timeout:g} s limit (a hang the signal could not interrupt): process ended"
+        f"; call in flight: {call_in_flight(frame) or '(none of the kit checks)'}"
+    )
+    capman = item.config.pluginmanager.getplugin("capturemanager")
+    if capman is not None:  # as pytest-timeout's thread method: else the capture swallows what follows
+        capman.suspend_global_capture(in_=True)
+    sys.stderr.write(f"\n+++ h2d-contracts: {message}\n")
+    faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+    collector = getattr(item.config, "_h2d_report", None)
+    if collector is not None and item.config.getoption("--h2d-report"):
+        collector.add(item.nodeid, "call", "failed", {"h2d_errors": [message]}, message, None)
+        collector.meta["cut_off"] = message
+        collector.write(item.config.getoption("--h2d-report"))
+    sys.stderr.flush()
+    os._exit(3)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    limit = item.config.getoption("--h2d-max-hangs")
+    if limit and len(_HANGS) >= limit:
+        pytest.fail(
+            f"not run: {len(_HANGS)} tests of this process already ran past --timeout ({', '.join(_HANGS)}); "
+            f"the target looks hung, so the rest fail at once (--h2d-max-hangs={limit})",
+            pytrace=False,
+        )
 
 
 # --------------------------------------------------------------------------- expected failures (xfails/<target>.txt)
@@ -212,6 +315,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     """Record contract ids and violations on the report (they travel to the xdist controller); apply expectations, strictly."""
     rep = yield
     exc = call.excinfo.value if call.excinfo is not None else None
+    if isinstance(exc, TargetTimeout) and rep.when == "call":
+        _HANGS.append(item.nodeid)
     ids = getattr(item, "_h2d_contracts", set())
     found = h2d_report.violations_of(exc) if rep.failed else []
     rep.user_properties.append(("h2d_contracts", sorted(ids)))

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["ContractViolation", "NotApplicable", "fail", "repro_call", "repro_value"]
+__all__ = ["ContractViolation", "NotApplicable", "TargetTimeout", "fail", "repro_call", "repro_value"]
 
 
 class ContractViolation(AssertionError):
@@ -31,6 +31,48 @@ class NotApplicable(unittest.SkipTest):
     """
 
 
+class TargetTimeout(BaseException):
+    """A test ran past its time limit (pytest-timeout's ``--timeout``), raised in the test's thread.
+
+    A ``BaseException``, neither an ``Exception`` nor pytest's ``Failed``: Hypothesis takes
+    either of those for a falsifying example and replays the hanging call to shrink it,
+    with no timer left to stop it; a ``BaseException`` goes straight up (as
+    ``KeyboardInterrupt`` does). ``call`` is the kit's description of the call in flight,
+    when the test was inside a ``check_*`` that had one.
+    """
+
+    def __init__(self, message: str, call: str | None = None) -> None:
+        super().__init__(message)
+        self.call = call
+
+
+def call_in_flight(frame: Any) -> str | None:
+    """The ``call`` string of the innermost kit ``check_*`` frame on ``frame``'s stack (None if none).
+
+    Every ``check_*`` of :mod:`contracts` describes its call (``call = repro_call(...)``)
+    before it runs the target, so a timeout or a crash inside the target can name it.
+    """
+    while frame is not None:
+        call = frame.f_locals.get("call") if frame.f_code.co_filename.startswith(_CONTRACTS_DIR) else None
+        if isinstance(call, str):
+            return call
+        frame = frame.f_back
+    return None
+
+
+_CONTRACTS_DIR = __file__.rsplit("/", 1)[0] + "/"
+
+
+#: Inputs with more elements than this are described by how to rebuild them (a verified
+#: ``torch.full`` / ``torch.arange`` / repeated-pattern constructor, or a summary with a
+#: checksum), never element by element: building a report costs O(1) Python work in the
+#: input's size (issue 10: a 16 MiB tensor printed through ``tolist()`` under Hypothesis's
+#: explain phase kept a GPU run busy for minutes and it wrote no report).
+LITERAL_MAX_ELEMENTS = 64
+#: Periods tried for a repeated pattern (bool masks such as ``arange % 2 == 0``).
+_MAX_PERIOD = 8
+
+
 def _literal(value: Any) -> str:
     """Python source for a (nested) list of numbers; NaN and inf become float('nan') / float('inf')."""
     if isinstance(value, list):
@@ -45,6 +87,107 @@ def _literal(value: Any) -> str:
 def _short_list(values: Any) -> str:
     text = _literal(values)
     return text if len(text) <= 400 else text[:397] + "..." + text[-1]
+
+
+def _count_leaves(value: Any, limit: int) -> int:
+    """Leaves of a nested list/tuple, counting stops once past ``limit`` (O(limit), not O(size))."""
+    count = 0
+    stack = [value]
+    while stack and count <= limit:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            if len(item) > limit:
+                return limit + 1
+            stack.extend(item)
+        else:
+            count += 1
+    return count
+
+
+def _pattern_expr(flat: np.ndarray, make: str) -> str | None:
+    """A short numpy expression rebuilding 1-D ``flat`` bit for bit, or None.
+
+    ``make`` formats a small literal array of ``flat``'s dtype (``make.format(text)``).
+    Tried in order, each verified against ``flat`` by its bytes: a repeated pattern of
+    period 1..8 (constants, bool masks), then an arithmetic progression ``start + step * i``
+    computed in int64 or float64 and cast. Vectorised: O(n) in C, O(1) in Python.
+    """
+    n = flat.size
+    bits = flat.view(f"u{flat.dtype.itemsize}") if flat.dtype.kind in "fcb" and flat.dtype.itemsize in (1, 2, 4, 8) else flat
+    for period in range(1, min(_MAX_PERIOD, n) + 1):
+        if (n <= period or bits[period] == bits[0]) and np.array_equal(bits, np.resize(bits[:period], n)):
+            return f"np.resize({make.format(_literal(flat[:period].tolist()))}, {n})"
+    if flat.dtype.kind in "iu" or (flat.dtype.kind == "f" and flat.dtype.itemsize >= 4):
+        wide = "int64" if flat.dtype.kind in "iu" else "float64"
+        start, step = flat[:2].astype(wide).tolist()
+        step = step - start
+        with np.errstate(all="ignore"):
+            candidate = (np.arange(n, dtype=wide) * np.array(step, dtype=wide) + np.array(start, dtype=wide)).astype(flat.dtype)
+        if np.array_equal(candidate.view(bits.dtype), bits):
+            return f"(np.arange({n}, dtype=np.{wide}) * {_literal(step)} + {_literal(start)}).astype('{flat.dtype.str}')"
+    return None
+
+
+def _summary(flat: np.ndarray) -> str:
+    """Not rebuildable by a short expression: the first and last values, range and a CRC-32 of the bytes."""
+    import zlib
+
+    head, tail = _literal(flat[:6].tolist()), _literal(flat[-3:].tolist())
+    extra = ""
+    if flat.dtype.kind in "biuf":
+        with np.errstate(all="ignore"):
+            extra = f", min {_literal(np.nanmin(flat).item()) if flat.dtype.kind != 'b' else bool(flat.min())}, max {_literal(np.nanmax(flat).item()) if flat.dtype.kind != 'b' else bool(flat.max())}"
+    crc = zlib.crc32(np.ascontiguousarray(flat).view(np.uint8))
+    return f"<{flat.size} elements of {flat.dtype.str}: first {head}, last {tail}{extra}, crc32 0x{crc:08x}>"
+
+
+def _large_array_expr(arr: np.ndarray) -> str:
+    """Rebuild a large ndarray's values (C order, its dtype, its shape) by a short expression, else summarise it."""
+    flat = np.ascontiguousarray(arr).reshape(-1)
+    if flat.dtype.kind in "fc" and flat.dtype.itemsize <= 8 and np.isnan(flat).any():  # keep NaN payloads: through the bits
+        bits = flat.view(f"u{flat.dtype.itemsize}")
+        expr = _pattern_expr(bits, "np.array({}, dtype='" + bits.dtype.str + "')")
+        expr = None if expr is None else f"{expr}.view('{flat.dtype.str}')"
+    else:
+        expr = _pattern_expr(flat, "np.array({}, dtype='" + flat.dtype.str + "')")
+    if expr is None:
+        return _summary(flat)
+    return expr if arr.ndim == 1 else f"{expr}.reshape({arr.shape})"
+
+
+def _large_tensor_expr(host: torch.Tensor) -> str:
+    """Like :func:`_large_array_expr` for a host tensor; dtypes numpy lacks go through their bits."""
+    flat = host.detach().reshape(-1).contiguous()
+    name = str(flat.dtype)
+    if flat.dtype in (torch.bfloat16, torch.complex32) or "float8" in name or flat.is_complex() or (flat.is_floating_point() and bool(torch.isnan(flat).any())):
+        real = torch.view_as_real(flat) if flat.is_complex() else flat
+        width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[real.element_size()]
+        inner = _pattern_expr(real.reshape(-1).view(width).numpy(), "np.array({}, dtype='" + np.dtype(str(width).split(".")[1]).str + "')")
+        if inner is None:
+            return _summary(real.reshape(-1).view(width).numpy()) + f" (bits of {flat.dtype})"
+        expr = f"torch.from_numpy({inner}).view({real.dtype})"
+        if flat.is_complex():
+            expr = f"torch.view_as_complex({expr}.reshape(-1, 2))"
+    else:
+        inner = _pattern_expr(flat.numpy(), "np.array({}, dtype='" + flat.numpy().dtype.str + "')")
+        if inner is None:
+            return _summary(flat.numpy()) + f" ({flat.dtype})"
+        expr = f"torch.from_numpy({inner})"
+    return expr if host.dim() == 1 else f"{expr}.reshape{tuple(host.shape)}"
+
+
+def _large_list_expr(value: Any) -> str:
+    """A large (nested) list as ``<array expr>.tolist()`` when numpy reads it as one numeric array, else a summary."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError, OverflowError):
+        arr = None
+    if arr is None or arr.dtype.kind not in "biuf":
+        return f"<{type(value).__name__} of {len(value)} items (nested or mixed): first {_short_list(list(value[:4]))[:200]}>"
+    text = _large_array_expr(arr)
+    if text.startswith("<"):
+        return text.replace("elements of", "list elements read as", 1)
+    return f"{text}.tolist()" if isinstance(value, list) else f"tuple({text}.tolist())"
 
 
 def _is_pinned(t: torch.Tensor) -> bool:
@@ -62,12 +205,15 @@ def repro_value(obj: Any) -> str:
         if obj.layout != torch.strided or obj.device.type == "meta":
             return f"<{obj.layout} tensor on {obj.device}, shape {tuple(obj.shape)}, dtype {obj.dtype}>"
         host = obj.detach().cpu()
+        large = host.numel() > LITERAL_MAX_ELEMENTS
         # Bit patterns where the printed value would lose them: float8 always; any NaN
         # (its payload is part of the data: the values contract compares it for pure copies).
         as_bits = "float8" in str(obj.dtype) or (
             (host.is_floating_point() or host.is_complex()) and host.numel() > 0 and bool(torch.isnan(host).any())
         )
-        if as_bits:
+        if large:
+            base = _large_tensor_expr(host)
+        elif as_bits:
             real = torch.view_as_real(host) if host.is_complex() else host
             width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[real.element_size()]
             text = _short_list(real.contiguous().view(width).tolist())
@@ -96,11 +242,15 @@ def repro_value(obj: Any) -> str:
             base += f".reshape{tuple(obj.shape)}"  # an empty nested list loses the shape
         return base + (f"  # {', '.join(notes)}" if notes else "")
     if isinstance(obj, np.ndarray):
-        if obj.dtype.kind in "biufc":
+        if obj.dtype.kind in "biufc" and obj.size > LITERAL_MAX_ELEMENTS:
+            base = _large_array_expr(obj)
+        elif obj.dtype.kind in "biufc":
             text = _short_list(obj.tolist() if obj.ndim else obj.item())
             base = f"np.array({text}, dtype='{obj.dtype.str}')"
             if obj.size == 0 and obj.ndim != 1:
                 base += f".reshape({obj.shape})"
+        elif obj.size > LITERAL_MAX_ELEMENTS:
+            base = f"<{obj.size} elements of dtype {obj.dtype.str}, shape {obj.shape}>"
         else:
             base = f"np.array({obj.tolist()!r}, dtype='{obj.dtype.str}')"
         notes = []
@@ -110,6 +260,8 @@ def repro_value(obj: Any) -> str:
             notes.append("read-only")
         return base + (f"  # {', '.join(notes)}" if notes else "")
     if isinstance(obj, (list, tuple)):
+        if _count_leaves(obj, LITERAL_MAX_ELEMENTS) > LITERAL_MAX_ELEMENTS:
+            return _large_list_expr(obj)
         return _short_list(obj)
     if isinstance(obj, float):
         return _literal(obj)
@@ -121,10 +273,10 @@ def repro_value(obj: Any) -> str:
 
 
 def repro_call(data: Any, kwargs: dict[str, Any], fn: str = "async_tensor_h2d") -> str:
-    """``fn(data, device=..., dtype=..., out=...)`` as Python source."""
-    parts = [repro_value(data).split("  #")[0]]
-    parts += [f"{k}={repro_value(v).split('  #')[0]}" for k, v in kwargs.items()]
-    notes = [f"{name}: {repro_value(v).split('  # ')[1]}" for name, v in [("data", data), *kwargs.items()] if "  # " in repro_value(v)]
+    """``fn(data, device=..., dtype=..., out=...)`` as Python source (each argument described once)."""
+    described = [("data", repro_value(data)), *((k, repro_value(v)) for k, v in kwargs.items())]
+    parts = [text.split("  #")[0] if name == "data" else f"{name}={text.split('  #')[0]}" for name, text in described]
+    notes = [f"{name}: {text.split('  # ', 1)[1]}" for name, text in described if "  # " in text]
     return f"{fn}({', '.join(parts)})" + (f"  # {'; '.join(notes)}" if notes else "")
 
 

@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 import numpy as np
 import torch
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 import strategies as hs
@@ -41,9 +41,22 @@ GPU_CONTRACTS = frozenset({"staging", "non-blocking", "snapshot", "stream", "hyg
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
 
-def _run(body: Callable[[st.DataObject], None], overrides: dict[str, Any], cap: int | None = None) -> None:
-    """Run ``body`` under @given(st.data()) with the current profile plus ``overrides``."""
-    kw: dict[str, Any] = {"suppress_health_check": _SUPPRESS, "deadline": None}
+#: Hypothesis phases of every property: no ``explain`` (it re-runs a failing example under
+#: ``sys.settrace``, which turned one multi-MB failure on the H200 into minutes of tracing:
+#: issue 10), and for timed properties (each example queues ~100 ms of GPU work) no
+#: ``shrink`` either: their draws are a size, a kind and a flag, readable unshrunk, and
+#: a shrink pass could rerun them hundreds of times.
+PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
+TIMED_PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
+
+
+def _run(body: Callable[[st.DataObject], None], overrides: dict[str, Any], cap: int | None = None, *, timed: bool = False) -> None:
+    """Run ``body`` under @given(st.data()) with the current profile plus ``overrides``.
+
+    ``cap`` bounds ``max_examples`` below the profile's (heavy properties); ``timed``
+    drops the shrink phase (see :data:`TIMED_PHASES`).
+    """
+    kw: dict[str, Any] = {"suppress_health_check": _SUPPRESS, "deadline": None, "phases": TIMED_PHASES if timed else PHASES}
     if cap is not None and "max_examples" not in overrides:
         kw["max_examples"] = min(settings().max_examples, cap)
     kw.update(overrides)
@@ -158,6 +171,27 @@ def prop_values_large(target: Target, device: torch.device, **overrides: Any) ->
         ch.check_values(target, payload, {"device": device})
 
     _run(body, overrides, cap=12)
+
+
+#: Multi-MB payloads (4-16 MiB of int32/float32): the sizes where the GPU non-blocking
+#: contract works, checked for values on every device. Also what proves, on a CPU-only
+#: machine, that a failing run over such inputs still ends with a report (tests/test_runner_bounds.py).
+MULTI_MB_ELEMENTS = (1 << 20, 4 << 20)
+
+
+def prop_values_multi_mb(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: 4-16 MiB arrays and tensors (1-4 Mi int32/float32 elements) are copied whole and exactly."""
+    _device_ok(target, device, "values")
+
+    def body(data: st.DataObject) -> None:
+        n = data.draw(st.sampled_from(MULTI_MB_ELEMENTS), label="elements")
+        dtype = data.draw(st.sampled_from([torch.int32, torch.float32]), label="dtype")
+        kind = data.draw(st.sampled_from(["ndarray", "tensor"]), label="kind")
+        values = (torch.arange(n, dtype=torch.int64) * 3 - n).to(dtype)  # every element distinct, exact in float32 (|v| < 2**24)
+        payload: Any = values.numpy() if kind == "ndarray" else values
+        ch.check_values(target, payload, {"device": device})
+
+    _run(body, overrides, cap=3)
 
 
 def _matrix_values(dtype: torch.dtype) -> list:
@@ -489,7 +523,7 @@ def prop_non_blocking(target: Target, device: torch.device, **overrides: Any) ->
             kwargs = {"out": torch.empty(n, dtype=torch.int32, device=device)}
         cg.check_non_blocking(target, payload, kwargs)
 
-    _run(body, overrides, cap=8)
+    _run(body, overrides, cap=8, timed=True)
 
 
 def prop_buffer_non_blocking(target: Target, device: torch.device, **overrides: Any) -> None:
@@ -508,7 +542,7 @@ def prop_buffer_non_blocking(target: Target, device: torch.device, **overrides: 
         for direction in ("copy_to_gpu", "copy_to_cpu"):  # both, every example: neither may be left unchecked
             cg.check_buffer_non_blocking(target, buf, n, direction)
 
-    _run(body, overrides, cap=6)
+    _run(body, overrides, cap=6, timed=True)
 
 
 def prop_snapshot(target: Target, device: torch.device, **overrides: Any) -> None:
@@ -534,7 +568,7 @@ def prop_back_to_back(target: Target, device: torch.device, **overrides: Any) ->
         call = data.draw(hs.h2d_calls(device, kinds=("list", "ndarray"), out=None if "out" in target.capabilities else False, shape=hs.shapes(min_dims=1, min_side=1)), label="call")
         cg.check_back_to_back(target, call.data, call.kwargs)
 
-    _run(body, overrides, cap=10)
+    _run(body, overrides, cap=10, timed=True)
 
 
 def prop_pinned_hazard(target: Target, device: torch.device, **overrides: Any) -> None:
@@ -624,7 +658,7 @@ def prop_hygiene(target: Target, device: torch.device, **overrides: Any) -> None
 
 #: catalogue id -> properties that check it.
 PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
-    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_dtype_matrix),
+    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_multi_mb, prop_values_dtype_matrix),
     "dtype": (prop_dtype_resolution, prop_dtype_mismatch),
     "out": (prop_out_written, prop_out_shape_rejected),
     "target": (prop_no_target,),

@@ -26,6 +26,10 @@ def test_values_large(target, device):
     P.prop_values_large(target, device)
 
 
+def test_values_multi_mb(target, device):
+    P.prop_values_multi_mb(target, device)
+
+
 def test_values_dtype_matrix(target, device):
     P.prop_values_dtype_matrix(target, device)
 
