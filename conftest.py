@@ -15,6 +15,7 @@ few minutes on 2 cores), ``dev`` (quick), ``fuzz`` (many examples; long campaign
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import faulthandler
 import os
@@ -116,7 +117,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"torch {torch.__version__}, {cuda}, pinned memory {'available' if target.pin_memory_available() else 'unavailable'}",
         f"hypothesis profile: {settings._current_profile}, seed: {seed if seed is not None else 'random (pass --hypothesis-seed to fix)'}",
         f"python {platform.python_version()} on {platform.machine()}, H2D_IMPL={os.environ.get('H2D_IMPL', '<unset>')}",
-        f"expected failures: {config._h2d_xfails_file or 'none'} ({len(config._h2d_xfails)} entries)",  # type: ignore[attr-defined]
+        f"expected failures: {config._h2d_xfails_file or 'none'} ({len(config._h2d_xfails)} entries active here, {config._h2d_xfails_inactive} inactive by their if= conditions)",  # type: ignore[attr-defined]
     ]
 
 
@@ -279,15 +280,16 @@ def _load_xfails(config: pytest.Config) -> None:
         path = Path(config.rootpath, "xfails", f"{target.name}.txt")
         path = path if path.is_file() else None
     try:
-        entries = h2d_report.load_xfails(path, CATALOGUE) if path else []
+        entries, inactive = h2d_report.load_xfails(path, CATALOGUE) if path else ([], 0)
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from exc
     shown = None
     if path is not None:
         shown = path.relative_to(config.rootpath).as_posix() if path.resolve().is_relative_to(config.rootpath) else str(path)
-        entries = [h2d_report.XfailEntry(e.pattern, e.reason, e.source.replace(path.as_posix(), shown), e.is_contract) for e in entries]
+        entries = [dataclasses.replace(e, source=e.source.replace(path.as_posix(), shown)) for e in entries]
     config._h2d_xfails = entries  # type: ignore[attr-defined]
     config._h2d_xfails_file = shown  # type: ignore[attr-defined]
+    config._h2d_xfails_inactive = inactive  # type: ignore[attr-defined]
 
 
 def _item_contracts(item: pytest.Item) -> set[str]:
@@ -331,12 +333,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         return rep
     reason = "; ".join(f"{e.source}: {e.pattern}: {e.reason}" for e in matched)
     if rep.failed:
-        violated = {v["contract"] for v in found}
-        if h2d_report.expected_failure(matched, violated):
+        errors = h2d_report.failure_text(exc) if not found else []
+        covering = h2d_report.expected_failure(matched, found, errors)
+        if covering:
             rep.outcome = "skipped"
-            rep.wasxfail = reason
+            rep.wasxfail = "; ".join(f"{e.source}: {e.pattern}: {e.reason}" for e in covering)
         else:
-            rep.sections.append(("h2d expectations", f"not covered by the expectations ({reason}): violated {sorted(violated) or 'no contract (another error)'}"))
+            violated = sorted({v["contract"] for v in found})
+            rep.sections.append(("h2d expectations", f"UNEXPECTED: no entry's match= covers this failure (entries for this test: {reason}); violated {violated or 'no contract (another error)'}"))
     elif rep.passed and any(not e.is_contract for e in matched):
         rep.outcome = "failed"
         rep.longrepr = f"[XPASS(strict)] listed as an expected failure but passed: {reason}"

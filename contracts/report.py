@@ -1,20 +1,34 @@
-"""Expected failures per target and the conformance report (``--h2d-report PATH``).
+r"""Expected failures per target and the conformance report (``--h2d-report PATH``).
 
 Both are used by the root ``conftest.py``; the functions here are plain and tested on
 their own (``tests/test_adapters.py``).
 
 Expectations files (``xfails/<target name>.txt``), one entry a line::
 
-    tests/test_h2d.py::test_bad_input[cpu-nan-to-int]   # NaN into an int dtype gives INT_MIN, no error
-    bad-input                                           # a contract id: every test of that contract
+    PATTERN [match=REGEX] [if=CONDITION[,CONDITION...]]   # one-line reason
 
-An entry is a test node-id prefix or a catalogue id; the ``# reason`` is required.
-Strict: a test listed by node id that fails is "xfailed", one that passes is a failure
-(``[XPASS(strict)]``). A contract-id entry is strict at the contract's level: a failing
-test of that contract is xfailed only when every contract it violated is listed (a
-failure of another contract stays a failure); its passing tests stay passes, but if
-none of the contract's tests fails the run fails with ``[XPASS(strict)]``. Entries that
-match no collected test produce a warning.
+    tests/test_h2d.py::test_bad_input[cpu-nan-to-int]  match=RuntimeError  # NaN into int: RuntimeError, not ValueError
+    bad-input  match=wrong\sexception\stype:\sgot\sRuntimeError  # bad values raise RuntimeError
+    tests/test_gpu.py::test_staging  if=cuda  match=Pageable  # a strided pinned view is DMA'd from pageable memory
+
+``PATTERN`` is a test node-id prefix or a catalogue id; the ``# reason`` is required.
+``match=`` is a regular expression (no spaces: write ``\s``; no ``#``) searched in the
+failure it expects: for a contract id in the message of each violation of that
+contract, and it is **required** there, so that a new kind of failure in an
+already-failing contract is reported as UNEXPECTED instead of being hidden by a
+contract-wide entry; for a node id in the whole failure text (violations and other
+errors), optional. ``if=`` makes the entry apply only where every condition holds:
+``cuda`` / ``no-cuda``, ``pinned`` / ``no-pinned`` (pinned host memory available),
+``multi-gpu``, ``torch>=X`` / ``torch<X`` (one file that holds on a CPU-only CI machine
+and on a GPU machine with another torch). Entries whose conditions do not hold are
+inactive: ignored, and counted in the header.
+
+Strict: a failing test is "xfailed" only if a node-id entry matching it covers it, or
+every violation it raised is covered by a contract entry of that contract whose
+``match`` finds it; otherwise it stays a failure, marked UNEXPECTED in the report. A
+test listed by node id that passes is a failure (``[XPASS(strict)]``). A contract entry
+is strict at the contract's level: if no failing test was covered by it, the run fails
+with ``[XPASS(strict)]``. Active entries that match no collected test produce a warning.
 
 Contract of a test: the catalogue ids of the ``prop_*`` or ``check_*`` functions its
 body calls (from :data:`contracts.properties.PROPERTIES`), or those named by
@@ -32,7 +46,11 @@ from pathlib import Path
 from typing import Any, Iterable
 
 __all__ = [
+    "CONDITIONS",
     "XfailEntry",
+    "condition_holds",
+    "expected_failure",
+    "machine_facts",
     "ConformanceReport",
     "contracts_of_function",
     "load_xfails",
@@ -122,29 +140,91 @@ def failure_text(exc: BaseException | None, limit: int = 40) -> list[str]:
 
 @dataclass(frozen=True)
 class XfailEntry:
-    """One line of an expectations file."""
+    """One line of an expectations file (see the module docstring)."""
 
     pattern: str
     reason: str
     source: str  # "xfails/vllm.txt:12"
     is_contract: bool
+    match: str | None = None
+    conditions: tuple[str, ...] = ()
+
+    def covers(self, text: str) -> bool:
+        """Whether this entry's ``match`` finds ``text`` (no ``match``: any text)."""
+        return self.match is None or re.search(self.match, text) is not None
 
 
-def load_xfails(path: str | Path, catalogue: Iterable[str]) -> list[XfailEntry]:
-    """Parse an expectations file; a line without ``# reason`` is an error naming the line."""
+#: The conditions ``if=`` accepts besides ``torch>=X`` / ``torch<X``.
+CONDITIONS = ("cuda", "no-cuda", "pinned", "no-pinned", "multi-gpu")
+
+
+def machine_facts() -> dict[str, Any]:
+    """What ``if=`` conditions are evaluated against, read off this process (no CUDA context is created)."""
+    import torch
+
+    from .target import torch_pin_memory_available
+
+    cuda = torch.cuda.is_available()
+    return {"cuda": cuda, "pinned": torch_pin_memory_available() if cuda else False, "multi-gpu": cuda and torch.cuda.device_count() >= 2, "torch": torch.__version__}
+
+
+def condition_holds(condition: str, facts: dict[str, Any]) -> bool:
+    """Evaluate one ``if=`` condition; ValueError for an unknown one."""
+    from packaging.version import Version
+
+    m = re.fullmatch(r"torch(>=|<)(\d+(?:\.\d+)*)", condition)
+    if m:
+        have = Version(Version(str(facts["torch"])).base_version)
+        return have >= Version(m.group(2)) if m.group(1) == ">=" else have < Version(m.group(2))
+    if condition.startswith("no-") and condition[3:] in facts:
+        return not facts[condition[3:]]
+    if condition in facts and condition != "torch":
+        return bool(facts[condition])
+    raise ValueError(f"unknown condition {condition!r}: use one of {', '.join(CONDITIONS)}, torch>=X, torch<X")
+
+
+def load_xfails(path: str | Path, catalogue: Iterable[str], facts: dict[str, Any] | None = None) -> tuple[list[XfailEntry], int]:
+    """Parse an expectations file: (active entries, number of inactive ones); ValueError naming the line for a bad one.
+
+    ``facts`` (default :func:`machine_facts`) decides which ``if=`` entries are active.
+    """
     path = Path(path)
     ids = set(catalogue)
-    entries = []
+    facts = machine_facts() if facts is None else facts
+    entries: list[XfailEntry] = []
+    inactive = 0
     for lineno, raw in enumerate(path.read_text().splitlines(), 1):
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        pattern, sep, reason = line.partition("#")
-        pattern, reason = pattern.strip(), reason.strip()
-        if not sep or not reason or not pattern or " " in pattern:
-            raise ValueError(f"{path}:{lineno}: expected 'node-id-prefix-or-contract-id  # one-line reason', got {raw!r}")
-        entries.append(XfailEntry(pattern, reason, f"{path.as_posix()}:{lineno}", pattern in ids))
-    return entries
+        where = f"{path}:{lineno}"
+        head, sep, reason = line.partition("#")
+        tokens, reason = head.split(), reason.strip()
+        if not sep or not reason or not tokens:
+            raise ValueError(f"{where}: expected 'node-id-prefix-or-contract-id [match=REGEX] [if=COND,...]  # one-line reason', got {raw!r}")
+        pattern, options = tokens[0], dict.fromkeys(("match", "if"))
+        for token in tokens[1:]:
+            key, eq, value = token.partition("=")
+            if not eq or key not in options or not value or options[key] is not None:
+                raise ValueError(f"{where}: {token!r} is not 'match=REGEX' or 'if=COND,...' (once each; a regex has no spaces: write \\s)")
+            options[key] = value
+        if options["match"] is not None:
+            try:
+                re.compile(options["match"])
+            except re.error as exc:
+                raise ValueError(f"{where}: match={options['match']!r} is not a regular expression: {exc}") from None
+        elif pattern in ids:
+            raise ValueError(f"{where}: a contract-wide entry must say which failure it expects: add match=REGEX (a pattern of its message)")
+        conditions = tuple(options["if"].split(",")) if options["if"] else ()
+        try:
+            active = all(condition_holds(c, facts) for c in conditions)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        if not active:
+            inactive += 1
+            continue
+        entries.append(XfailEntry(pattern, reason, f"{path.as_posix()}:{lineno}", pattern in ids, options["match"], conditions))
+    return entries, inactive
 
 
 def match_xfails(nodeid: str, contract_ids: set[str], entries: list[XfailEntry]) -> list[XfailEntry]:
@@ -152,12 +232,24 @@ def match_xfails(nodeid: str, contract_ids: set[str], entries: list[XfailEntry])
     return [e for e in entries if (e.pattern in contract_ids if e.is_contract else nodeid.startswith(e.pattern))]
 
 
-def expected_failure(matched: list[XfailEntry], violated: set[str]) -> bool:
-    """Whether a failure is covered: any node-id entry, or contract entries covering every violated id."""
-    if any(not e.is_contract for e in matched):
-        return True
-    listed = {e.pattern for e in matched}
-    return bool(violated) and violated <= listed
+def expected_failure(matched: list[XfailEntry], violations: list[dict[str, Any]], errors: list[str]) -> list[XfailEntry]:
+    """The entries that cover a failure (empty: it is UNEXPECTED).
+
+    Covered by a node-id entry whose ``match`` finds the whole failure text, or else
+    when every violation is covered by a contract entry of its contract whose ``match``
+    finds its message (a failure that is no contract violation needs a node-id entry).
+    """
+    text = "\n".join([v["message"] for v in violations] + list(errors))
+    by_node = [e for e in matched if not e.is_contract and e.covers(text)]
+    if by_node:
+        return by_node
+    used: list[XfailEntry] = []
+    for v in violations:
+        hits = [e for e in matched if e.is_contract and e.pattern == v["contract"] and e.covers(v["message"])]
+        if not hits:
+            return []
+        used += [e for e in hits if e not in used]
+    return used
 
 
 # --------------------------------------------------------------------------- conformance report

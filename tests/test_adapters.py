@@ -8,6 +8,7 @@ exit status and the report: each of them fails if the machinery stops doing its 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -130,26 +131,51 @@ def test_contract_ids_of_suite_functions():
     assert R.contracts_of_function(lambda: None, ["stream"]) == {"stream"}
 
 
-def test_load_xfails_requires_a_reason(tmp_path):
+def test_load_xfails_requires_a_reason_and_a_match_for_contract_entries(tmp_path):
     good = tmp_path / "t.txt"
-    good.write_text("# comment\n\nvalues  # why\ntests/test_h2d.py::test_no_alias  # because\n")
-    entries = R.load_xfails(good, CATALOGUE)
-    assert [(e.pattern, e.is_contract, e.reason) for e in entries] == [("values", True, "why"), ("tests/test_h2d.py::test_no_alias", False, "because")]
-    bad = tmp_path / "b.txt"
-    bad.write_text("values\n")
-    with pytest.raises(ValueError, match=r"b.txt:1"):
-        R.load_xfails(bad, CATALOGUE)
+    good.write_text(
+        "# comment\n\nvalues  match=byte\\sorder  # why\ntests/test_h2d.py::test_no_alias  # because\n"
+        "staging  if=cuda  match=Pageable  # GPU only\ntests/test_x.py::test_y  if=torch<1.0  # old torch\n"
+    )
+    entries, inactive = R.load_xfails(good, CATALOGUE, facts={"cuda": False, "pinned": False, "multi-gpu": False, "torch": "2.13.0+cpu"})
+    assert [(e.pattern, e.is_contract, e.reason, e.match) for e in entries] == [
+        ("values", True, "why", r"byte\sorder"),
+        ("tests/test_h2d.py::test_no_alias", False, "because", None),
+    ]
+    assert inactive == 2
+    entries, inactive = R.load_xfails(good, CATALOGUE, facts={"cuda": True, "pinned": True, "multi-gpu": True, "torch": "2.11.0+cu130"})
+    assert [e.pattern for e in entries] == ["values", "tests/test_h2d.py::test_no_alias", "staging"] and inactive == 1
+    for text, where in [
+        ("values\n", "b.txt:1"),
+        ("values  # a contract entry without match=\n", "add match=REGEX"),
+        ("values  match=(  # bad regex\n", "not a regular expression"),
+        ("values  match=x  if=gpu  # unknown condition\n", "unknown condition 'gpu'"),
+        ("values  match=x  extra  # stray token\n", "is not 'match=REGEX'"),
+    ]:
+        bad = tmp_path / "b.txt"
+        bad.write_text(text)
+        with pytest.raises(ValueError, match=re.escape(where)):
+            R.load_xfails(bad, CATALOGUE, facts={"cuda": False, "pinned": False, "multi-gpu": False, "torch": "2.13.0"})
 
 
 def test_match_and_expected_failure_rules():
     node = R.XfailEntry("tests/test_h2d.py::test_values", "r", "f:1", False)
-    cid = R.XfailEntry("out", "r", "f:2", True)
+    cid = R.XfailEntry("out", "r", "f:2", True, match=r"no\sexception")
+    picky = R.XfailEntry("tests/test_h2d.py::test_values", "r", "f:3", False, match="RuntimeError")
+    out_v = {"contract": "out", "message": "[out] out.shape=(4,) vs data shape (1,): no exception: got a result, expected ValueError"}
+    out_new = {"contract": "out", "message": "[out] out was written by a failing call"}
+    values_v = {"contract": "values", "message": "[values] result values differ"}
     assert R.match_xfails("tests/test_h2d.py::test_values[cpu]", {"values"}, [node, cid]) == [node]
     assert R.match_xfails("tests/test_h2d.py::test_out_written_exactly[cpu]", {"out"}, [node, cid]) == [cid]
-    assert R.expected_failure([node], set())  # a node-id entry covers any failure
-    assert R.expected_failure([cid], {"out"})
-    assert not R.expected_failure([cid], {"out", "values"})  # another contract broke too
-    assert not R.expected_failure([cid], set())  # not a contract violation at all
+    assert R.expected_failure([node], [], ["AssertionError"]) == [node]  # a node-id entry without match covers any failure
+    assert R.expected_failure([picky], [], ["AssertionError"]) == []  # ...with match only the failure it names
+    assert R.expected_failure([picky], [], ["RuntimeError: boom"]) == [picky]
+    assert R.expected_failure([cid], [out_v], []) == [cid]
+    assert R.expected_failure([cid], [out_new], []) == []  # a new kind of failure of a listed contract: UNEXPECTED
+    assert R.expected_failure([cid], [out_v, values_v], []) == []  # another contract broke too
+    assert R.expected_failure([cid], [], ["TypeError"]) == []  # not a contract violation at all
+    assert R.condition_holds("torch>=2.12", {"torch": "2.13.0+cpu"}) and not R.condition_holds("torch<2.12", {"torch": "2.13.0+cpu"})
+    assert R.condition_holds("no-pinned", {"pinned": False}) and not R.condition_holds("cuda", {"cuda": False})
 
 
 # --------------------------------------------------------------------------- end to end: strictness, warnings, report
@@ -186,14 +212,14 @@ BAD_BROADCAST = "tests/test_h2d.py::test_bad_input[cpu-broadcastable-out]"
 
 def test_node_and_contract_entries_turn_failures_into_xfails():
     """The mutant fails both tests (see the next test); listed, one by node id and one by contract id, they are xfailed."""
-    proc = _pytest(f"{OUT_SHAPE}[cpu]", BAD_BROADCAST, impl=MUTANT, xfails=f"{OUT_SHAPE}[cpu]  # broadcasts\nbad-input  # broadcasts too\n")
+    proc = _pytest(f"{OUT_SHAPE}[cpu]", BAD_BROADCAST, impl=MUTANT, xfails=f"{OUT_SHAPE}[cpu]  # broadcasts\nbad-input  match=no\\sexception:\\sgot\\sa\\sresult  # broadcasts too\n")
     assert proc.returncode == 0, proc.stdout
     assert "2 xfailed" in proc.stdout
 
 
 def test_unlisted_failure_fails_and_the_report_has_its_reproduction():
     """An entry for another contract covers nothing: both failures stay failures; the report (under xdist) has the shrunk call."""
-    proc = _pytest(f"{OUT_SHAPE}[cpu]", BAD_BROADCAST, impl=MUTANT, xfails="values  # unrelated\n", report="m", workers=2)
+    proc = _pytest(f"{OUT_SHAPE}[cpu]", BAD_BROADCAST, impl=MUTANT, xfails="values  match=.  # unrelated\n", report="m", workers=2)
     assert proc.returncode == 1, proc.stdout
     assert "2 failed" in proc.stdout
     data = json.loads((proc.tmp / "m.json").read_text())
@@ -205,12 +231,27 @@ def test_unlisted_failure_fails_and_the_report_has_its_reproduction():
     assert "call: async_tensor_h2d(" in (proc.tmp / "m.md").read_text()
 
 
+def test_a_new_kind_of_failure_in_a_listed_contract_is_unexpected():
+    """A contract entry whose match= names another failure does not hide this one; an entry whose if= fails is inactive."""
+    proc = _pytest(
+        BAD_BROADCAST,
+        impl=MUTANT,
+        xfails="bad-input  match=RuntimeError  # expects another kind\nbad-input  if=cuda,no-cuda  match=.  # never active\n",
+        report="m",
+    )
+    assert proc.returncode == 1, proc.stdout
+    assert "1 failed" in proc.stdout and "UNEXPECTED: no entry's match= covers this failure" in proc.stdout
+    data = json.loads((proc.tmp / "m.json").read_text())
+    assert data["tests"][BAD_BROADCAST]["status"] == "failed"
+    assert "UNEXPECTED" in (proc.tmp / "m.md").read_text()
+
+
 def test_unexpected_passes_fail_the_run_and_stale_entries_warn():
     proc = _pytest(
         "tests/test_h2d.py::test_no_target_rejected[cpu]",
         "tests/test_h2d.py::test_values[cpu]",
         impl="reference",
-        xfails="tests/test_h2d.py::test_no_target_rejected  # wrongly listed\nvalues  # wrongly listed\ntests/test_nothing.py::test_gone  # stale\n",
+        xfails="tests/test_h2d.py::test_no_target_rejected  # wrongly listed\nvalues  match=.  # wrongly listed\ntests/test_nothing.py::test_gone  # stale\n",
     )
     assert proc.returncode == 1, proc.stdout
     assert "[XPASS(strict)] listed as an expected failure but passed" in proc.stdout  # the node-id entry
