@@ -24,6 +24,7 @@ CATALOGUE = (
     "bad-input",
     "concurrency",
     "hygiene",
+    "device-hygiene",
 )
 
 __all__ = [

@@ -63,12 +63,12 @@ def call_in_flight(frame: Any) -> str | None:
 _CONTRACTS_DIR = __file__.rsplit("/", 1)[0] + "/"
 
 
-#: Inputs with more elements than this are described by how to rebuild them (a verified
+#: Inputs with more elements than this (256: a few kB of text at most) are described by how to rebuild them (a verified
 #: ``torch.full`` / ``torch.arange`` / repeated-pattern constructor, or a summary with a
 #: checksum), never element by element: building a report costs O(1) Python work in the
 #: input's size (issue 10: a 16 MiB tensor printed through ``tolist()`` under Hypothesis's
 #: explain phase kept a GPU run busy for minutes and it wrote no report).
-LITERAL_MAX_ELEMENTS = 64
+LITERAL_MAX_ELEMENTS = 256
 #: Periods tried for a repeated pattern (bool masks such as ``arange % 2 == 0``).
 _MAX_PERIOD = 8
 

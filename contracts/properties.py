@@ -36,7 +36,7 @@ from .target import Target
 __all__ = ["PROPERTIES", "GPU_CONTRACTS", "run_property"]
 
 #: Contracts that only mean something on CUDA.
-GPU_CONTRACTS = frozenset({"staging", "non-blocking", "snapshot", "stream", "hygiene"})
+GPU_CONTRACTS = frozenset({"staging", "non-blocking", "snapshot", "stream", "hygiene", "device-hygiene"})
 
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
@@ -656,6 +656,19 @@ def prop_hygiene(target: Target, device: torch.device, **overrides: Any) -> None
     reliability.check_resource_hygiene(target, device, calls=overrides.get("calls", 100_000), warmup=overrides.get("warmup", 10_000))
 
 
+def prop_device_hygiene(target: Target, device: torch.device, **overrides: Any) -> None:
+    """device-hygiene: calls aimed at a non-primary CUDA device touch no other device (a fresh process; 2 GPUs).
+
+    Not a Hypothesis property: one fixed set of calls in a fresh interpreter
+    (:func:`contracts.gpu.check_device_hygiene`); ``overrides`` are ignored. Aims at
+    ``device``'s index when it is not 0, else at ``cuda:1``.
+    """
+    del overrides
+    cg.requires_cuda(target, "device-hygiene", device)
+    index = device.index if device.index else 1
+    cg.check_device_hygiene(target, index)
+
+
 #: catalogue id -> properties that check it.
 PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
     "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_multi_mb, prop_values_dtype_matrix),
@@ -672,6 +685,7 @@ PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
     "stream": (prop_stream, prop_cross_device),
     "concurrency": (prop_concurrency,),
     "hygiene": (prop_hygiene,),
+    "device-hygiene": (prop_device_hygiene,),
 }
 
 

@@ -17,6 +17,7 @@ or ``package.module:factory`` where ``factory()`` returns a :class:`Target`.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -65,6 +66,8 @@ class Target:
         pin_memory_available: what the target believes about pinning on this machine.
         version: version string of the implementation, for reports.
         notes: free text for reports (e.g. how the adapter maps an old signature).
+        spec: the ``--h2d-impl`` string that loads this target (set by :func:`load_target`):
+            what a contract run in a fresh process (``device-hygiene``) loads.
     """
 
     name: str
@@ -75,6 +78,7 @@ class Target:
     pin_memory_available: Callable[[], bool] = torch_pin_memory_available
     version: str = "unknown"
     notes: str = ""
+    spec: str = ""
 
     def __post_init__(self) -> None:
         unknown = set(self.capabilities) - CAPABILITIES
@@ -162,6 +166,11 @@ def load_target(spec: str) -> Target:
         ValueError: unknown name, malformed spec, or a factory that does not return a Target.
         ImportError: the module of a ``module:factory`` spec cannot be imported.
     """
+    target = _load(spec)
+    return target if target.spec else dataclasses.replace(target, spec=spec)
+
+
+def _load(spec: str) -> Target:
     if spec in BUILTIN_TARGETS:
         return BUILTIN_TARGETS[spec]()
     if ":" not in spec:

@@ -9,6 +9,7 @@ negative ``n`` copies all but the last rows).
 
 from __future__ import annotations
 
+import contextlib
 import operator
 from typing import Any
 
@@ -87,10 +88,15 @@ class CpuGpuBuffer:
                 f"dtype={dtype} has no numpy equivalent, so .np cannot be made: "
                 "create the buffer with with_numpy=False"
             )
-        if pin_memory is None:
-            pin_memory = pin_memory_available()
+        # Pinned memory is allocated through the current device's CUDA context: make the
+        # buffer's device current for it, or a buffer on cuda:1 creates a context on cuda:0
+        # (issue 10: device-hygiene).
+        guard = torch.cuda.device(device) if device.type == "cuda" else contextlib.nullcontext()
         try:
-            self.cpu = torch.zeros(size, dtype=dtype, device="cpu", pin_memory=bool(pin_memory) and pin_memory_available())
+            with guard:
+                if pin_memory is None:
+                    pin_memory = pin_memory_available()
+                self.cpu = torch.zeros(size, dtype=dtype, device="cpu", pin_memory=bool(pin_memory) and pin_memory_available())
             self.gpu = torch.zeros(size, dtype=dtype, device=device)
         except (RuntimeError, OverflowError, TypeError) as exc:
             raise ValueError(f"size={size} with dtype={dtype} cannot be allocated: {str(exc).splitlines()[0]}") from exc

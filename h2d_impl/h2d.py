@@ -307,8 +307,17 @@ def _async_h2d(
         if out is not None:
             return out.copy_(source)
         return _stage(source, dtype, pin=False)
-    pin = pin_memory_available()
-    return _to_device(data, source, dtype, target, out, pin=pin, chunk_bytes=chunk_bytes if pin else None, min_bytes=min_bytes)
+    if not torch.cuda.is_available() or target.index == torch.cuda.current_device():
+        pin = pin_memory_available()
+        return _to_device(data, source, dtype, target, out, pin=pin, chunk_bytes=chunk_bytes if pin else None, min_bytes=min_bytes)
+    # Another device than the current one: pinned staging blocks (and the first-use
+    # pinned-memory probe) are allocated through the CUDA context of the current device,
+    # so make the target current for the call; torch switches back without creating a
+    # context on the previous device (c10::cuda::MaybeSetDevice). Without this a call
+    # aimed at cuda:1 created a context on cuda:0 (2x H200, issue 10: device-hygiene).
+    with torch.cuda.device(target):
+        pin = pin_memory_available()
+        return _to_device(data, source, dtype, target, out, pin=pin, chunk_bytes=chunk_bytes if pin else None, min_bytes=min_bytes)
 
 
 def _to_device(

@@ -50,6 +50,7 @@ def _target(name: str, fn: Callable[..., torch.Tensor] | None = None, *, buffer_
         capabilities=frozenset({"out", "buffer", "cpu-variant", "cuda"}),
         pin_memory_available=h2d_impl.pin_memory_available,
         version="mutant",
+        spec=f"h2d_mutants:{name}",  # what a fresh process loads (the device-hygiene contract)
     )
 
 
@@ -434,6 +435,19 @@ def results_kept_alive() -> Target:
     return _target("results_kept_alive", fn)
 
 
+def completion_event_on_current_device() -> Target:
+    """a completion event is recorded on ``torch.cuda.current_stream()`` (the current device's, not the target's): a call aimed
+    at cuda:1 creates a CUDA context on cuda:0, so every worker process of a multi-GPU server holds memory on GPU 0."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        result = R.async_tensor_h2d(data, device, dtype, out)
+        if result.device.type == "cuda":
+            torch.cuda.current_stream().record_event()
+        return result
+
+    return _target("completion_event_on_current_device", fn)
+
+
 MUTANTS: dict[str, Mutant] = {
     m.name: m
     for m in [
@@ -463,5 +477,6 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("device_index_ignored", device_index_ignored, ("stream",), "2gpu"),
         Mutant("shared_scratch_buffer", shared_scratch_buffer, ("concurrency",)),
         Mutant("results_kept_alive", results_kept_alive, ("hygiene",), "cuda"),
+        Mutant("completion_event_on_current_device", completion_event_on_current_device, ("device-hygiene",), "2gpu"),
     ]
 }

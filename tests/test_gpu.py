@@ -50,3 +50,8 @@ def test_stream_current(target, cuda_device):
 @pytest.mark.multi_gpu
 def test_cross_device(target, cuda_device):
     P.prop_cross_device(target, cuda_device)
+
+
+@pytest.mark.multi_gpu
+def test_device_hygiene(target, cuda_device):
+    P.prop_device_hygiene(target, cuda_device)

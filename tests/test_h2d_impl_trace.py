@@ -422,6 +422,19 @@ def two_visible_gpus(monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
     monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
+    made_current: list = []
+
+    class _Current(contextlib.AbstractContextManager):
+        """Records which device a call made current (torch.cuda.device needs a CUDA build)."""
+
+        def __init__(self, device):
+            made_current.append(torch.device(device))
+
+        def __exit__(self, *exc):
+            return None
+
+    monkeypatch.setattr(torch.cuda, "device", _Current)
+    return made_current
 
 
 @pytest.mark.parametrize(
@@ -504,9 +517,14 @@ def test_routing_host_and_cuda_targets(two_visible_gpus, monkeypatch):
         assert isinstance(host, torch.Tensor) and host.tolist() == data and not seen
         assert R._async_h2d(data, "cuda", torch.int16, None, chunk_bytes=8, min_bytes=5) == "device-path"
         assert seen == [(torch.device("cuda", 1), pinned, 8 if pinned else None, 5, torch.int16, None)], seen
+        assert two_visible_gpus == [], two_visible_gpus  # the current device: no switch
         seen.clear()
         assert h2d_impl.async_tensor_h2d(data, "cuda:0") == "device-path"
+        # cuda:0 is not current: the call made it current (pinned staging through cuda:0's context, not cuda:1's)
+        assert two_visible_gpus[-1] == torch.device("cuda", 0)
         assert h2d_impl.async_tensor_h2d_pipelined(data, "cuda:0") == "device-path"
+        assert two_visible_gpus == [torch.device("cuda", 0)] * 2, two_visible_gpus
+        two_visible_gpus.clear()
         assert [s[2] for s in seen] == [None, R.CHUNK_BYTES if pinned else None], seen
         assert [s[3] for s in seen] == [R.PIPELINE_MIN_BYTES] * 2 and all(s[1] is pinned for s in seen), seen
 

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The kit on a GPU runner, in one go of at most 9 minutes, every stage time-boxed,
+# results in at most 8 files under $OUT (the device tool's limits; README: GPU runners).
+#
+#   bash tools/gpu_runner.sh suite   # reference suite (meta-tests and GPU mutants included),
+#                                    # vLLM 0.33.0 with --h2d-report, the bench
+#   bash tools/gpu_runner.sh flake   # 5 runs of the GPU contracts (-m gpu + reliability),
+#                                    # seeds 1..5, each with an empty private example database
+#   bash tools/gpu_runner.sh vllm    # the vLLM stage alone
+#
+# vLLM without its compiled kernels (../shared/records/2026-11-30_h200x2_at_370e4cb/README.md):
+# its *.py files and dist-info as a tarball at $VLLM_TGZ (default .gpu_carry/vllm-0.33.0-py.tgz,
+# carried to the GPU machine), unpacked on PYTHONPATH, plus an empty vllm/_C_stable_libtorch.py.
+set -u -o pipefail
+MODE=${1:-suite}
+OUT=${OUT:-/tmp/h2d_out}; mkdir -p "$OUT"
+SEED=${SEED:-20261201}
+VLLM_TGZ=${VLLM_TGZ:-.gpu_carry/vllm-0.33.0-py.tgz}
+export PYTHONUNBUFFERED=1
+LOG=$OUT/log.txt
+SUMMARY=$OUT/summary.md
+stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+py() { python3 "$@"; }
+header() {
+  {
+    echo "# GPU runner: $MODE, $stamp"
+    echo
+    echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (+ uncommitted changes)')"
+    echo "- GPUs: $(nvidia-smi -L 2>/dev/null | tr '\n' ';')"
+    echo "- $(py -c 'import torch, hypothesis, pytest, sys; print(f"torch {torch.__version__} (CUDA {torch.version.cuda}), hypothesis {hypothesis.__version__}, pytest {pytest.__version__}, python {sys.version.split()[0]}")')"
+    echo "- seed: $SEED (suite, vLLM); every pytest run with an empty private example database"
+    echo
+  } > "$SUMMARY"
+}
+stage() {  # stage NAME SECONDS CMD...: run, time-box, log, record rc and wall time
+  local name=$1 secs=$2; shift 2
+  local t0=$(date +%s)
+  echo "=== $name: $* (limit ${secs}s)" | tee -a "$LOG"
+  # SIGINT first: pytest then still writes its junit XML and --h2d-report; SIGKILL 20 s later
+  HYPOTHESIS_STORAGE_DIRECTORY=$(mktemp -d) timeout -s INT -k 20 "$secs" "$@" >> "$LOG" 2>&1
+  local rc=$?
+  local wall=$(( $(date +%s) - t0 ))
+  echo "=== $name: exit $rc after ${wall}s" | tee -a "$LOG"
+  echo "| $name | $rc$([ $rc = 124 ] && echo ' (time limit)') | ${wall} s | \`$*\` |" >> /tmp/h2d_stages.md
+  tail -1 "$LOG"
+}
+vllm_path() {
+  rm -rf /tmp/vllm_py && mkdir -p /tmp/vllm_py && tar xzf "$VLLM_TGZ" -C /tmp/vllm_py && touch /tmp/vllm_py/vllm/_C_stable_libtorch.py
+  echo "/tmp/vllm_py"
+}
+run_vllm() {
+  local vp; vp=$(vllm_path) || { echo "no vLLM tarball at $VLLM_TGZ" | tee -a "$LOG"; return; }
+  stage vllm "${VLLM_S:-170}" env PYTHONPATH="$vp" python3 -m pytest -n auto -p no:cacheprovider -m "not meta" \
+    --hypothesis-seed="$SEED" --h2d-impl vllm --h2d-report "$OUT/vllm" -rfE
+}
+: > /tmp/h2d_stages.md
+header
+case "$MODE" in
+  suite)
+    H2D_KILL_TABLE=$OUT/kill_table_gpu.md stage reference "${SUITE_S:-300}" python3 -m pytest -n auto -p no:cacheprovider \
+      --hypothesis-seed="$SEED" --junitxml="$OUT/junit-reference.xml" -rs
+    run_vllm
+    vp=$(vllm_path)
+    stage bench "${BENCH_S:-70}" env PYTHONPATH="$vp" python3 bench/h2d_bench.py --out /tmp/bench
+    cp /tmp/bench/results.md "$OUT/bench-results.md" 2>/dev/null; cp /tmp/bench/results.json "$OUT/bench-results.json" 2>/dev/null
+    py tools/junit_summary.py /tmp/ref-summary.md "$OUT/junit-reference.xml" --title "reference suite" > /dev/null 2>&1
+    ;;
+  flake)
+    for seed in 1 2 3 4 5; do
+      stage "flake-seed-$seed" "${FLAKE_S:-95}" python3 -m pytest -n auto -p no:cacheprovider -q --hypothesis-seed="$seed" \
+        -m "gpu or not meta" --junitxml="$OUT/junit-flake-$seed.xml" tests/test_gpu.py tests/test_reliability.py tests/test_h2d.py tests/test_buffer.py -k "cuda or test_gpu or reliability"
+    done
+    py tools/junit_summary.py /tmp/ref-summary.md "$OUT"/junit-flake-*.xml --title "GPU contracts, 5 seeds" > /dev/null 2>&1
+    ;;
+  vllm)
+    run_vllm
+    ;;
+esac
+{
+  echo "## Stages"; echo; echo "| stage | exit | wall | command |"; echo "|---|---|---|---|"; cat /tmp/h2d_stages.md; echo
+  [ -f /tmp/ref-summary.md ] && sed 's/^# /## /' /tmp/ref-summary.md && echo
+  if [ -f "$OUT/vllm.json" ]; then
+    py -c "import json; d=json.load(open('$OUT/vllm.json')); print('## vLLM', d['target_version']); print(); print('totals:', d['totals'], '; exit status', d.get('exitstatus')); print('UNEXPECTED:', [n for n,t in d['tests'].items() if t['status']=='failed'])"
+  fi
+} >> "$SUMMARY"
+cat "$SUMMARY"
