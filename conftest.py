@@ -58,6 +58,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="expected failures of the target, one 'node-id-prefix-or-contract-id  # reason' a line (default: xfails/<target name>.txt if it exists; 'none' for no file)",
     )
     group.addoption(
+        "--h2d-example-db",
+        default=None,
+        metavar="none|PATH",
+        help="Hypothesis example database: 'none' (no replay, no saving: independent seeds) or a directory; default Hypothesis's .hypothesis/",
+    )
+    group.addoption(
         "--h2d-max-hangs",
         type=int,
         default=3,
@@ -119,6 +125,19 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         f"python {platform.python_version()} on {platform.machine()}, H2D_IMPL={os.environ.get('H2D_IMPL', '<unset>')}",
         f"expected failures: {config._h2d_xfails_file or 'none'} ({len(config._h2d_xfails)} entries active here, {config._h2d_xfails_inactive} inactive by their if= conditions)",  # type: ignore[attr-defined]
     ]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """--h2d-example-db: a profile derived from the loaded one (after Hypothesis's plugin loaded --hypothesis-profile)."""
+    choice = session.config.getoption("--h2d-example-db")
+    if choice is None:
+        return
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    database = None if choice == "none" else DirectoryBasedExampleDatabase(choice)
+    name = f"{settings._current_profile}+db"
+    settings.register_profile(name, parent=settings.get_profile(settings._current_profile), database=database)
+    settings.load_profile(name)
 
 
 @pytest.fixture(scope="session")

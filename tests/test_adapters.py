@@ -300,3 +300,20 @@ def test_vllm_target_loads_and_declares_what_it_has():
         assert tu.PIN_MEMORY is False  # behaves as vLLM on a machine without pinned memory
     assert {"out", "cuda"} <= target.capabilities
     check_values(target, [[1, 2], [3, 4]], {"device": CPU})
+
+
+def test_example_database_can_be_private_or_off(tmp_path):
+    """--h2d-example-db PATH saves the falsifying example there; 'none' saves nothing (independent seeds replay nothing)."""
+    db = tmp_path / "db"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--h2d-impl", MUTANT, "--h2d-xfails", "none", f"{OUT_SHAPE}[cpu]", "--h2d-example-db", str(db)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 1 and db.is_dir() and any(db.iterdir()), proc.stdout[-2000:]
+    off = tmp_path / "off"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--h2d-impl", MUTANT, "--h2d-xfails", "none", f"{OUT_SHAPE}[cpu]", "--h2d-example-db", "none"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "HYPOTHESIS_STORAGE_DIRECTORY": str(off)},
+    )
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    assert not (off / "examples").exists(), sorted(p.name for p in off.rglob("*"))
