@@ -52,6 +52,7 @@ run_vllm() {
   local vp; vp=$(vllm_path) || { echo "no vLLM tarball at $VLLM_TGZ" | tee -a "$LOG"; return; }
   stage vllm "${VLLM_S:-170}" env PYTHONPATH="$vp" python3 -m pytest -n auto -p no:cacheprovider -m "not meta" \
     --hypothesis-seed="$SEED" --h2d-impl vllm --h2d-report "$OUT/vllm" -rfE
+  PYTHONPATH="$vp" timeout 60 python3 tools/vllm_gpu_findings.py > /tmp/vllm_findings.md 2>> "$LOG"
 }
 : > /tmp/h2d_stages.md
 header
@@ -79,6 +80,7 @@ esac
 {
   echo "## Stages"; echo; echo "| stage | exit | wall | command |"; echo "|---|---|---|---|"; cat /tmp/h2d_stages.md; echo
   [ -f /tmp/ref-summary.md ] && sed 's/^# /## /' /tmp/ref-summary.md && echo
+  [ -s /tmp/vllm_findings.md ] && { echo "## vLLM GPU findings, reproduced without the kit (tools/vllm_gpu_findings.py)"; echo; cat /tmp/vllm_findings.md; echo; }
   if [ -f "$OUT/vllm.json" ]; then
     py -c "import json; d=json.load(open('$OUT/vllm.json')); print('## vLLM', d['target_version']); print(); print('totals:', d['totals'], '; exit status', d.get('exitstatus')); print('UNEXPECTED:', [n for n,t in d['tests'].items() if t['status']=='failed'])"
   fi
