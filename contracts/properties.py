@@ -301,6 +301,137 @@ def prop_bad_input(target: Target, device: torch.device, kinds: tuple[str, ...] 
     _run(body, overrides, cap=10 if kinds and len(kinds) == 1 else None)
 
 
+# --------------------------------------------------------------------------- input-untouched
+
+
+def prop_input_untouched(target: Target, device: torch.device, **overrides: Any) -> None:
+    """input-untouched: after any valid call (every kind, layout, route) or failing call (every bad-input kind) data and out's surroundings are unchanged."""
+    _device_ok(target, device, "input-untouched")
+    want_out = None if "out" in target.capabilities else False
+
+    def body(data: st.DataObject) -> None:
+        if data.draw(st.booleans(), label="failing call"):
+            bad = data.draw(hs.bad_inputs(device), label="bad input")
+            if bad.kwargs.get("out") is not None and "out" not in target.capabilities:
+                return
+            ch.check_input_untouched(target, bad.data, bad.kwargs, raises=bad.raises)
+        else:
+            call = data.draw(hs.h2d_calls(device, out=want_out), label="call")
+            ch.check_input_untouched(target, call.data, call.kwargs)
+
+    _run(body, overrides)
+
+
+def input_untouched_table(device: torch.device, *, with_out: bool = True) -> list[tuple[str, Any, dict[str, Any], type[BaseException] | None]]:
+    """The deterministic input-untouched table: (label, data, kwargs, raises or None), rebuilt fresh per call.
+
+    Every input kind (flat / nested lists, tuples, lists of arrays, byte-swapped and
+    read-only ndarrays, tensors and their views, pinned where pinning exists) through
+    every route (``device=``, ``dtype=`` with a conversion, ``out=``), valid and failing
+    (wrong out shape, dtype disagreeing with out, a value the target dtype cannot hold).
+    The list lengths straddle the multiples of 8 and 64 an in-place padding would target.
+    """
+    rows: list[tuple[str, Any, dict[str, Any], type[BaseException] | None]] = []
+    pinned = hs.pinning_available()
+
+    def out(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+        base = torch.full((int(np.prod(shape, dtype=np.int64)) + 2,), 77, dtype=dtype, device=device)
+        return base[1:-1].view(shape)  # storage on both sides: a write past out's elements shows
+
+    def sources() -> list[tuple[str, Any]]:
+        t2 = torch.arange(12, dtype=torch.int32).view(3, 4)
+        store = torch.arange(20, dtype=torch.int64)
+        items: list[tuple[str, Any]] = []
+        for n in (1, 3, 7, 8, 9, 65):
+            items.append((f"int list [{n}]", list(range(1, n + 1))))
+        items += [
+            ("float list", [1.5, -0.0, float("nan"), 2.0]),
+            ("bool list", [True, False, True]),
+            ("nested list", [[1, 2, 3], [4, 5, 6]]),
+            ("tuple", (1, 2, 3)),
+            ("mixed list/tuple", [(1, 2), [3, 4]]),
+            (">i4 array", np.arange(1, 6, dtype=">i4")),
+            (">f8 array", np.array([1.5, -2.25, 3.0], dtype=">f8")),
+            (">i4 2-D fortran array", np.asfortranarray(np.arange(1, 7, dtype=">i4").reshape(2, 3))),
+            ("read-only >i2 array", _readonly(np.arange(1, 5, dtype=">i2"))),
+            ("read-only int32 array", _readonly(np.arange(1, 5, dtype=np.int32))),
+            ("reversed array", np.arange(1, 6, dtype=np.int64)[::-1]),
+            ("int32 tensor", torch.arange(1, 6, dtype=torch.int32)),
+            ("transposed tensor view", t2.t()),
+            ("offset tensor view", store[5:9]),
+        ]
+        if pinned:
+            items.append(("pinned tensor", torch.arange(1, 6, dtype=torch.int64).pin_memory()))
+            items.append(("pinned column view", torch.arange(12, dtype=torch.int32).pin_memory().view(6, 2)[:, 0]))
+        return items
+
+    for label, data in sources():
+        shape = tuple(data.shape) if isinstance(data, (np.ndarray, torch.Tensor)) else tuple(np.shape(np.asarray(data)))
+        floaty = isinstance(data, list) and isinstance(data[0], float)
+        rows.append((f"{label} -> device", data, {"device": device}, None))
+        rows.append((f"{label} -> dtype=float64", _fresh(data), {"device": device, "dtype": torch.float64}, None))
+        if not floaty:
+            rows.append((f"{label} -> dtype=int64", _fresh(data), {"device": device, "dtype": torch.int64}, None))
+        if with_out:
+            rows.append((f"{label} -> float32 out", _fresh(data), {"out": out(shape, torch.float32)}, None))
+            rows.append((f"{label} -> out of a wrong shape", _fresh(data), {"out": out((*shape, 2), torch.float32)}, ValueError))
+            rows.append((f"{label} -> dtype disagreeing with out", _fresh(data), {"dtype": torch.float64, "out": out(shape, torch.float32)}, TypeError))
+        big = None if floaty else _with_first(_fresh(data), 2**14)
+        if big is not None:
+            rows.append((f"{label} -> dtype=int8, value too large", big, {"device": device, "dtype": torch.int8}, ValueError))
+    return rows
+
+
+def _readonly(arr: np.ndarray) -> np.ndarray:
+    arr.setflags(write=False)
+    return arr
+
+
+def _fresh(data: Any) -> Any:
+    """An independent copy of ``data`` with the same kind, dtype (byte order), layout and flags."""
+    import copy as _copy
+
+    if isinstance(data, torch.Tensor):  # the same storage size, offset and strides, pinned-ness kept
+        storage = data.untyped_storage()
+        raw = torch.empty(storage.nbytes(), dtype=torch.uint8, pin_memory=data.is_pinned())
+        raw.copy_(torch.empty(0, dtype=torch.uint8).set_(storage))
+        return torch.empty(0, dtype=data.dtype).set_(raw.untyped_storage(), data.storage_offset(), data.size(), data.stride())
+    if isinstance(data, np.ndarray):
+        copy_ = np.array(data, copy=True, order="K", dtype=data.dtype)
+        if not data.flags.writeable:
+            copy_.setflags(write=False)
+        return copy_
+    return _copy.deepcopy(data)
+
+
+def _with_first(data: Any, value: int) -> Any:
+    """``data`` (a fresh copy) with its first element set to ``value``; None where that is impossible (tuples)."""
+    if isinstance(data, torch.Tensor):
+        data[(0,) * data.dim()] = value
+        return data
+    if isinstance(data, np.ndarray):
+        was = data.flags.writeable
+        data.setflags(write=True)
+        data[(0,) * data.ndim] = value
+        data.setflags(write=was)
+        return data
+    first = data
+    while isinstance(first[0], (list, tuple)):
+        first = first[0]
+    if not isinstance(first, list):
+        return None
+    first[0] = value
+    return data
+
+
+def prop_input_untouched_table(target: Target, device: torch.device, **overrides: Any) -> None:
+    """input-untouched: a deterministic table of every input kind through every route, valid and failing (see :func:`input_untouched_table`)."""
+    _device_ok(target, device, "input-untouched")
+    del overrides  # deterministic: every row every run
+    for _label, data, kwargs, raises in input_untouched_table(device, with_out="out" in target.capabilities):
+        ch.check_input_untouched(target, data, kwargs, raises=raises)
+
+
 # --------------------------------------------------------------------------- buffer
 
 
@@ -630,6 +761,7 @@ PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
     "target": (prop_no_target,),
     "no-alias": (prop_no_alias, prop_no_alias_layouts),
     "bad-input": (prop_bad_input,),
+    "input-untouched": (prop_input_untouched_table, prop_input_untouched),
     "buffer": (prop_buffer_init, prop_buffer_numpy_rejected, prop_buffer_roundtrip, prop_buffer_copy, prop_buffer_copy_sizes, prop_buffer_bad_rows, prop_buffer_state_machine),
     "cpu-path": (prop_cpu_path,),
     "staging": (prop_staging, prop_staging_strided_pinned, prop_pinned_not_restaged),

@@ -465,3 +465,39 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("results_kept_alive", results_kept_alive, ("hygiene",), "cuda"),
     ]
 }
+
+
+# --------------------------------------------------------------------------- added for issue 9 (input-untouched, entry points)
+
+
+def byteswap_in_place() -> Target:
+    """a non-native byte order (``>i4``) is fixed in place on the caller's array (``byteswap(inplace=True)``): the caller's values turn to garbage."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if isinstance(data, np.ndarray) and not data.dtype.isnative and data.flags.writeable and data.dtype.itemsize > 1:
+            data = data.byteswap(inplace=True).view(data.dtype.newbyteorder("="))
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("byteswap_in_place", fn)
+
+
+def int_list_padded_in_place() -> Target:
+    """a 1-D int list is padded to a multiple of 8 in place (``data += [0] * pad``) "for alignment": the caller's list grows."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if type(data) is list and data and all(type(v) is int for v in data) and len(data) % 8 and out is None:
+            n = len(data)
+            data += [0] * (-n % 8)
+            return R.async_tensor_h2d(data, device, dtype)[:n]
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("int_list_padded_in_place", fn)
+
+
+MUTANTS.update(
+    (m.name, m)
+    for m in [
+        Mutant("byteswap_in_place", byteswap_in_place, ("input-untouched",)),
+        Mutant("int_list_padded_in_place", int_list_padded_in_place, ("input-untouched",)),
+    ]
+)

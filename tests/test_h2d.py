@@ -1,4 +1,4 @@
-"""Contracts values, dtype, out, target, no-alias, bad-input, cpu-path: on the host and the primary GPU."""
+"""Contracts values, dtype, out, target, no-alias, bad-input, input-untouched, cpu-path: on the host and the primary GPU."""
 
 import pytest
 
@@ -61,6 +61,14 @@ def test_no_alias_every_layout(target, device):
 @pytest.mark.parametrize("kind", sorted(BAD_INPUT_KINDS))
 def test_bad_input(target, device, kind):
     P.prop_bad_input(target, device, kinds=(kind,))
+
+
+def test_input_untouched(target, device):
+    P.prop_input_untouched(target, device)
+
+
+def test_input_untouched_table(target, device):
+    P.prop_input_untouched_table(target, device)
 
 
 def test_cpu_path_agrees(target):

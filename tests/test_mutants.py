@@ -90,6 +90,6 @@ def test_reference_is_not_a_mutant() -> None:
     from contracts import load_target
 
     ref = load_target("reference")
-    for contract in ("out", "dtype", "bad-input", "buffer", "cpu-path", "no-alias", "values", "target"):
+    for contract in ("out", "dtype", "bad-input", "input-untouched", "buffer", "cpu-path", "no-alias", "values", "target"):
         for prop in PROPERTIES[contract]:
             prop(ref, torch.device("cpu"), max_examples=60, database=None)
