@@ -105,6 +105,24 @@ def check_numpy_view_rejected(target: Target, spec: dict[str, Any], device: torc
     fail("buffer", "numpy view of a dtype numpy lacks: no exception", got="a buffer", expected="ValueError", call=call)
 
 
+def _check_returned_rows(view: Any, side: torch.Tensor, name: str, rows: int, values: torch.Tensor, call: str) -> None:
+    """The value a copy returns: ``side[:rows]`` itself (a view of the destination's first rows, same device and
+    storage), holding the copied rows."""
+    __tracebackhide__ = True
+    if not isinstance(view, torch.Tensor):
+        fail("buffer", "return value", got=type(view).__name__, expected=f"{name}[:{rows}] (a tensor)", call=call)
+    want_shape = (rows, *side.shape[1:])
+    if tuple(view.shape) != want_shape or view.dtype != side.dtype:
+        fail("buffer", "returned view shape/dtype", got=(tuple(view.shape), view.dtype), expected=(want_shape, side.dtype), call=call)
+    if view.device != side.device:
+        fail("buffer", f"returned tensor's device (should be {name}'s)", got=view.device, expected=side.device, call=call)
+    same_memory = view.untyped_storage().data_ptr() == side.untyped_storage().data_ptr() and (not view.numel() or (view.data_ptr() == side.data_ptr() and view.stride() == side.stride()))
+    if not same_memory:
+        fail("buffer", f"returned tensor is not a view of {name}'s first rows (a copy, or the other side's rows)", got=f"storage at {view.untyped_storage().data_ptr():#x}", expected=f"{name}'s storage at {side.untyped_storage().data_ptr():#x}", call=call)
+    if rows and not np.array_equal(_bytes(view), _bytes(values)[:rows]):
+        fail("buffer", f"values of the returned {name}[:{rows}]", got=_bytes(view)[:2].tolist(), expected=_bytes(values)[:2].tolist(), call=call)
+
+
 def check_copy_to_gpu(target: Target, buf: Any, n: int | None, values: torch.Tensor, call: str) -> None:
     """buffer: ``copy_to_gpu(n)`` copies exactly rows ``[0, n)``, returns the ``n``-row view of ``.gpu``, leaves the rest."""
     synchronize()
@@ -117,10 +135,7 @@ def check_copy_to_gpu(target: Target, buf: Any, n: int | None, values: torch.Ten
     wait(buf)
     synchronize()
     call = f"{call}.copy_to_gpu({n})"
-    if tuple(view.shape) != (rows, *buf.gpu.shape[1:]):
-        fail("buffer", "returned view shape", got=tuple(view.shape), expected=(rows, *buf.gpu.shape[1:]), call=call)
-    if view.numel() and view.data_ptr() != buf.gpu.data_ptr():
-        fail("buffer", "returned tensor is not a view of .gpu's first rows", got=view.data_ptr(), expected=buf.gpu.data_ptr(), call=call)
+    _check_returned_rows(view, buf.gpu, ".gpu", rows, values, call)
     got, want_cpu = _bytes(buf.gpu), _bytes(values)
     if not np.array_equal(got[:rows], want_cpu[:rows]):
         bad = int(np.nonzero((got[:rows] != want_cpu[:rows]).any(axis=1))[0][0])
@@ -141,8 +156,7 @@ def check_copy_to_cpu(target: Target, buf: Any, n: int | None, values: torch.Ten
     view = buf.copy_to_cpu(n)
     wait(buf)  # the documented wait, before any read of .cpu
     call = f"{call}.copy_to_cpu({n})"
-    if tuple(view.shape) != (rows, *buf.cpu.shape[1:]):
-        fail("buffer", "returned view shape", got=tuple(view.shape), expected=(rows, *buf.cpu.shape[1:]), call=call)
+    _check_returned_rows(view, buf.cpu, ".cpu", rows, values, call)
     got, want = _bytes(buf.cpu), _bytes(values)
     if not np.array_equal(got[:rows], want[:rows]):
         bad = int(np.nonzero((got[:rows] != want[:rows]).any(axis=1))[0][0])

@@ -379,6 +379,14 @@ def input_untouched_table(device: torch.device, *, with_out: bool = True) -> lis
         big = None if floaty else _with_first(_fresh(data), 2**14)
         if big is not None:
             rows.append((f"{label} -> dtype=int8, value too large", big, {"device": device, "dtype": torch.int8}, ValueError))
+    if with_out:
+        # Failing calls on out's side: out made under inference mode (torch's copy_ writes
+        # first, then raises), out overlapping the data's bytes.
+        with torch.inference_mode():
+            inference_out = out((3,), torch.int32)
+        rows.append(("int list -> inference-mode out", [1, 2, 3], {"out": inference_out}, ValueError))
+        shared = torch.arange(8, dtype=torch.float32)
+        rows.append(("tensor -> out overlapping it", shared[:4], {"out": shared[2:6]}, ValueError))
     return rows
 
 

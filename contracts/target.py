@@ -98,6 +98,26 @@ class Target:
         """Call the main function the way the tests do."""
         return self.async_tensor_h2d(data, **kwargs)
 
+    def cpu_variant_target(self) -> "Target":
+        """The CPU-platform variant as a target of its own, so every host contract runs against it too.
+
+        Same ``out`` capability as the main function, no ``cuda``, no buffer; its name
+        is ``<name>[cpu-variant]``. Raises NotApplicable without a declared variant.
+        """
+        self.require("cpu-variant", "cpu-variant entry point")
+        return Target(
+            name=f"{self.name}[cpu-variant]",
+            async_tensor_h2d=self.cpu_variant,  # type: ignore[arg-type]
+            capabilities=frozenset(self.capabilities & {"out"}),
+            pin_memory_available=lambda: False,
+            version=self.version,
+            notes=f"the CPU-platform variant of {self.name}",
+        )
+
+    def entry_points(self) -> list["Target"]:
+        """Every ``async_tensor_h2d`` entry point the target declares: the main function, then the CPU variant if any."""
+        return [self] + ([self.cpu_variant_target()] if "cpu-variant" in self.capabilities else [])
+
 
 def _reference() -> Target:
     import h2d_impl

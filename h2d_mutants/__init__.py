@@ -494,10 +494,38 @@ def int_list_padded_in_place() -> Target:
     return _target("int_list_padded_in_place", fn)
 
 
+
+def cpu_variant_returns_caller_memory() -> Target:
+    """the CPU-platform variant returns ``torch.as_tensor(data)`` when no conversion is needed: the caller's own memory, not a copy."""
+
+    def cpu(data, device=None, dtype=None, out=None):
+        if out is None and isinstance(data, (np.ndarray, torch.Tensor)):
+            shared = torch.as_tensor(data) if not isinstance(data, np.ndarray) or data.dtype.isnative else None
+            if shared is not None and (dtype is None or dtype == shared.dtype) and device is not None:
+                R.async_tensor_h2d_cpu(data, device, dtype)  # validation, result dropped
+                return shared
+        return R.async_tensor_h2d_cpu(data, device, dtype, out)
+
+    return _target("cpu_variant_returns_caller_memory", cpu_variant=cpu)
+
+
+def copy_to_cpu_returns_gpu_view() -> Target:
+    """copy_to_cpu(n) copies the right rows but returns ``.gpu[:n]`` (the source) instead of ``.cpu[:n]``."""
+
+    class B(_Buffer):
+        def copy_to_cpu(self, n=None):
+            super().copy_to_cpu(n)
+            return self.gpu if n is None else self.gpu[: self._rows(n)]
+
+    return _target("copy_to_cpu_returns_gpu_view", buffer_cls=B)
+
+
 MUTANTS.update(
     (m.name, m)
     for m in [
         Mutant("byteswap_in_place", byteswap_in_place, ("input-untouched",)),
         Mutant("int_list_padded_in_place", int_list_padded_in_place, ("input-untouched",)),
+        Mutant("cpu_variant_returns_caller_memory", cpu_variant_returns_caller_memory, ("no-alias",)),
+        Mutant("copy_to_cpu_returns_gpu_view", copy_to_cpu_returns_gpu_view, ("buffer",)),
     ]
 )
