@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from . import errors
-from ._report import fail
+from ._report import NotApplicable, fail
 from .h2d import synchronize
 from .target import Target
 
@@ -33,12 +33,27 @@ __all__ = [
 ]
 
 
-def make_buffer(target: Target, spec: dict[str, Any], device: torch.device) -> Any:
-    """Build ``target.buffer_cls(*spec['size'], dtype=..., device=..., pin_memory=..., with_numpy=...)``."""
+def _construct(target: Target, spec: dict[str, Any], device: torch.device) -> Any:
     target.require("buffer", "buffer")
     return target.buffer_cls(
         *spec["size"], dtype=spec["dtype"], device=device, pin_memory=spec["pin_memory"], with_numpy=spec["with_numpy"]
     )
+
+
+def make_buffer(target: Target, spec: dict[str, Any], device: torch.device) -> Any:
+    """Build ``target.buffer_cls(*spec['size'], dtype=..., device=..., pin_memory=..., with_numpy=...)`` for a valid spec.
+
+    A valid spec that raises is a ``buffer`` violation (e.g. ``pin_memory=True`` on a host
+    without pinned memory, where the documented behaviour is a pageable ``.cpu``).
+    """
+    __tracebackhide__ = True
+    try:
+        return _construct(target, spec, device)
+    except NotApplicable:
+        raise
+    except Exception as exc:  # noqa: BLE001 - report what a valid construction raised
+        pinned = "" if target.pin_memory_available() else " (pinned memory is unavailable here: pin_memory=True must fall back to pageable)"
+        fail("buffer", f"a valid CpuGpuBuffer construction raised{pinned if spec['pin_memory'] else ''}", got=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}", expected="a buffer", call=_repr_spec(spec, device))
 
 
 def wait(buffer: Any) -> None:
@@ -97,7 +112,7 @@ def check_numpy_view_rejected(target: Target, spec: dict[str, Any], device: torc
     target.require("buffer", "buffer")
     call = _repr_spec(spec, device)
     try:
-        make_buffer(target, spec, device)
+        _construct(target, spec, device)
     except ValueError:
         return
     except Exception as exc:  # noqa: BLE001

@@ -440,6 +440,60 @@ def prop_input_untouched_table(target: Target, device: torch.device, **overrides
         ch.check_input_untouched(target, data, kwargs, raises=raises)
 
 
+def prop_bad_input_value_table(target: Target, device: torch.device, **overrides: Any) -> None:
+    """bad-input: every value-range kind (NaN/inf/out of range/complex/unsigned) x list, ndarray, tensor x out=, dtype= (a table)."""
+    _device_ok(target, device, "bad-input")
+    del overrides  # deterministic: every row every run
+    with_out = "out" in target.capabilities
+    for bad in hs.value_bad_inputs_table(device):
+        if "out" in bad.kwargs and not with_out:
+            continue
+        ch.check_bad_input(target, bad.data, bad.kwargs, bad.raises, f"{bad.kind} as a {type(bad.data).__name__} via {'out=' if 'out' in bad.kwargs else 'dtype='}")
+
+
+#: (data shape, wrong out shape): inner-dimension mismatches a broadcast would fill,
+#: same-numel reshapes a flat copy would accept, truncations and growths, scalars.
+WRONG_OUT_SHAPES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
+    ((2, 1), (2, 3)),
+    ((1, 3), (2, 3)),
+    ((3,), (2, 3)),
+    ((3,), (1, 3)),
+    ((1,), (4,)),
+    ((), (1,)),
+    ((), (3,)),
+    ((1, 3), (3,)),
+    ((2, 3), (3, 2)),
+    ((6,), (2, 3)),
+    ((2, 3), (6,)),
+    ((4,), (3,)),
+    ((3,), (4,)),
+    ((2, 0), (0,)),
+    ((0,), (2, 0)),
+    ((2, 2, 1), (2, 2, 5)),
+)
+
+
+def _shaped(kind: str, shape: tuple[int, ...]) -> Any:
+    values = np.arange(1, int(np.prod(shape, dtype=np.int64)) + 1, dtype=np.int64).reshape(shape)
+    if kind == "list":
+        return values.tolist()  # a 0-d array's tolist() is a Python int: the scalar case
+    return values if kind == "ndarray" else torch.from_numpy(values.copy())
+
+
+def prop_out_shape_table(target: Target, device: torch.device, **overrides: Any) -> None:
+    """out: a table of wrong out shapes ([[1], [2]] into (2, 3), same-numel reshapes, scalars) x list, ndarray, tensor x contiguous/strided out."""
+    _device_ok(target, device, "out")
+    target.require("out", "out")
+    del overrides  # deterministic: every row every run
+    for data_shape, out_shape in WRONG_OUT_SHAPES:
+        for kind in ("list", "ndarray", "tensor"):
+            for strided in (False, True):
+                n = int(np.prod(out_shape, dtype=np.int64))
+                base = torch.full((2 * n + 1,), 77, dtype=torch.int64, device=device)
+                out = base[1::2].view(out_shape) if strided and n else base[1 : 1 + n].view(out_shape)
+                ch.check_out_shape_rejected(target, _shaped(kind, data_shape), {"out": out})
+
+
 # --------------------------------------------------------------------------- buffer
 
 
@@ -510,7 +564,8 @@ def prop_buffer_copy_sizes(target: Target, device: torch.device, **overrides: An
     target.require("buffer", "buffer")
     del overrides  # deterministic: every size every run
     for capacity in (1, 63, 64, 65, 132, 1000):
-        spec = {"size": (capacity, 3), "dtype": torch.int32, "pin_memory": False, "with_numpy": True}
+        # pinning asked for at odd capacities, whether or not this host has pinned memory (fallback: pageable)
+        spec = {"size": (capacity, 3), "dtype": torch.int32, "pin_memory": capacity % 2 == 1, "with_numpy": True}
         values = torch.arange(capacity * 3, dtype=torch.int32).view(capacity, 3) + 1
         for n in sorted({0, 1, capacity - 1, capacity}):
             for check in (cb.check_copy_to_gpu, cb.check_copy_to_cpu):
@@ -765,10 +820,10 @@ def prop_hygiene(target: Target, device: torch.device, **overrides: Any) -> None
 PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
     "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_dtype_matrix),
     "dtype": (prop_dtype_resolution, prop_dtype_mismatch),
-    "out": (prop_out_written, prop_out_shape_rejected),
+    "out": (prop_out_written, prop_out_shape_table, prop_out_shape_rejected),
     "target": (prop_no_target,),
     "no-alias": (prop_no_alias, prop_no_alias_layouts),
-    "bad-input": (prop_bad_input,),
+    "bad-input": (prop_bad_input_value_table, prop_bad_input),
     "input-untouched": (prop_input_untouched_table, prop_input_untouched),
     "buffer": (prop_buffer_init, prop_buffer_numpy_rejected, prop_buffer_roundtrip, prop_buffer_copy, prop_buffer_copy_sizes, prop_buffer_bad_rows, prop_buffer_state_machine),
     "cpu-path": (prop_cpu_path,),

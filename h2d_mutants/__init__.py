@@ -34,7 +34,7 @@ class Mutant:
     name: str
     factory: Callable[[], Target]
     killed_by: tuple[str, ...]
-    needs: str = "cpu"  # "cpu", "cuda" or "2gpu"
+    needs: str = "cpu"  # "cpu", "cuda", "2gpu", or "no-pinning" (a host without pinned memory: the bug only exists there)
 
     @property
     def doc(self) -> str:
@@ -520,6 +520,35 @@ def copy_to_cpu_returns_gpu_view() -> Target:
     return _target("copy_to_cpu_returns_gpu_view", buffer_cls=B)
 
 
+
+def tensor_into_out_unchecked() -> Target:
+    """a tensor written into ``out`` skips the range/NaN check (``out.copy_(data)``): ``torch.tensor([2**40])`` into an int32 out wraps to 0."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if isinstance(data, torch.Tensor) and out is not None and (dtype is None or dtype == out.dtype):
+            try:
+                return R.async_tensor_h2d(data, device, dtype, out)
+            except ValueError as exc:
+                if "out of range" not in str(exc) and "cannot be converted" not in str(exc):
+                    raise
+                return out.copy_(data)
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("tensor_into_out_unchecked", fn)
+
+
+def buffer_pin_without_fallback() -> Target:
+    """CpuGpuBuffer passes ``pin_memory=True`` straight to torch: on a host without pinned memory the constructor raises RuntimeError."""
+
+    class B(_Buffer):
+        def __init__(self, *size, dtype, device, pin_memory=None, with_numpy=True):
+            if pin_memory:
+                torch.zeros(1, pin_memory=True)  # the unguarded allocation (raises where pinning is unavailable)
+            super().__init__(*size, dtype=dtype, device=device, pin_memory=pin_memory, with_numpy=with_numpy)
+
+    return _target("buffer_pin_without_fallback", buffer_cls=B)
+
+
 MUTANTS.update(
     (m.name, m)
     for m in [
@@ -527,5 +556,7 @@ MUTANTS.update(
         Mutant("int_list_padded_in_place", int_list_padded_in_place, ("input-untouched",)),
         Mutant("cpu_variant_returns_caller_memory", cpu_variant_returns_caller_memory, ("no-alias",)),
         Mutant("copy_to_cpu_returns_gpu_view", copy_to_cpu_returns_gpu_view, ("buffer",)),
+        Mutant("tensor_into_out_unchecked", tensor_into_out_unchecked, ("bad-input",)),
+        Mutant("buffer_pin_without_fallback", buffer_pin_without_fallback, ("buffer",), "no-pinning"),
     ]
 )

@@ -24,7 +24,7 @@ import torch
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, USER_DTYPES, int_range, is_integer
+from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, UNSIGNED_WIDE_DTYPES, USER_DTYPES, int_range, is_integer
 
 __all__ = [
     "ARRAY_LAYOUTS",
@@ -49,15 +49,17 @@ def pinning_available() -> bool:
     return torch_pin_memory_available()
 
 
-def torch_dtypes(*, float8: bool = True, exclude: tuple[torch.dtype, ...] = ()) -> st.SearchStrategy[torch.dtype]:
+def torch_dtypes(*, float8: bool = True, unsigned_wide: bool = False, exclude: tuple[torch.dtype, ...] = ()) -> st.SearchStrategy[torch.dtype]:
     """The dtypes users pass: bool, (u)int8..int64, float16, bfloat16, float32, float64, float8.
 
     - float8: include the installed torch's float8 dtypes (default True).
+    - unsigned_wide: include uint16/uint32/uint64 (default False: data of these dtypes
+      has few torch kernels; as *target* dtypes they are drawn by ``h2d_calls``).
     - exclude: dtypes to leave out.
 
     Shrinks toward ``torch.bool`` then the small integer dtypes.
     """
-    choices = [d for d in USER_DTYPES + (FLOAT8_DTYPES if float8 else ()) if d not in exclude]
+    choices = [d for d in USER_DTYPES + (FLOAT8_DTYPES if float8 else ()) + (UNSIGNED_WIDE_DTYPES if unsigned_wide else ()) if d not in exclude]
     return st.sampled_from(choices)
 
 

@@ -46,6 +46,10 @@ def test_out_shape_rejected(target, device):
     P.prop_out_shape_rejected(target, device)
 
 
+def test_out_shape_table(target, device):
+    P.prop_out_shape_table(target, device)
+
+
 def test_no_target_rejected(target, device):
     P.prop_no_target(target, device)
 
@@ -56,6 +60,10 @@ def test_no_alias(target, device):
 
 def test_no_alias_every_layout(target, device):
     P.prop_no_alias_layouts(target, device)
+
+
+def test_bad_input_value_table(target, device):
+    P.prop_bad_input_value_table(target, device)
 
 
 @pytest.mark.parametrize("kind", sorted(BAD_INPUT_KINDS))
