@@ -470,3 +470,110 @@ def test_buffer_rows_that_are_not_ints(target, device, n):
         buf.copy_to_gpu(value)
     ch.synchronize()
     assert buf.gpu.cpu().tolist() == [0, 0, 0, 0]
+
+
+# --------------------------------------------------------------------------- issue 9: measured from outside
+
+
+def test_tensor_into_int32_out_out_of_range(target, device):
+    """``torch.tensor([2**40])`` into an int32 ``out``: ValueError, ``out`` untouched (a tensor gets the same value checks as a list)."""
+    _applicable(target, device)
+    target.require("out", "regression")
+    out = torch.full((1,), 77, dtype=torch.int32, device=device)
+    ch.check_bad_input(target, torch.tensor([2**40]), {"out": out}, ValueError, "tensor 2**40 into an int32 out")
+    assert out.cpu().tolist() == [77]
+
+
+def test_inner_dims_differ_from_out(target, device):
+    """``[[1], [2]]`` into an ``out`` of shape (2, 3): ValueError (copy_ would broadcast the column), ``out`` untouched."""
+    _applicable(target, device)
+    target.require("out", "regression")
+    out = torch.full((2, 3), 77, dtype=torch.int64, device=device)
+    ch.check_out_shape_rejected(target, [[1], [2]], {"out": out})
+    assert out.cpu().tolist() == [[77, 77, 77], [77, 77, 77]]
+
+
+def test_buffer_pin_request_without_pinning(target, device):
+    """``CpuGpuBuffer(..., pin_memory=True)``: ``.cpu`` pinned where pinning is available, pageable (no error) where it is not."""
+    _applicable(target, device)
+    target.require("buffer", "regression")
+    buf = make_buffer(target, {"size": (4, 2), "dtype": torch.int32, "pin_memory": True, "with_numpy": True}, device)
+    assert buf.cpu.is_pinned() == pinning_available()
+    buf.np[:2] = 5
+    check_copy_to_gpu(target, buf, 2, torch.arange(8, dtype=torch.int32).view(4, 2), "CpuGpuBuffer(4, 2, pin_memory=True)")
+
+
+def test_uint64_out_top_bit(target, device):
+    """``[2**63 + 5]`` into a uint64 ``out``: written exactly (the top bit is data, not a sign)."""
+    _applicable(target, device)
+    target.require("out", "regression")
+    if not hasattr(torch, "uint64"):
+        pytest.skip("this torch has no uint64")
+    out = torch.zeros(1, dtype=torch.uint64, device=device)
+    ch.check_out_written_exactly(target, [2**63 + 5], {"out": out})
+    assert out.cpu().tolist() == [2**63 + 5]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: np.arange(1, 6, dtype=">i4"),
+        lambda: [3, 1, 4, 1, 5],
+        lambda: [[1, 2], [3, 4], [5, 6]],
+    ],
+    ids=[">i4-array", "int-list", "nested-list"],
+)
+def test_caller_input_untouched(target, device, make):
+    """The caller's ``>i4`` array and int lists are bit-identical after the call (no in-place byte swap, no padding)."""
+    _applicable(target, device)
+    data, copy = make(), make()
+    ch.check_input_untouched(target, data, {"device": device})
+    assert type(data) is type(copy) and np.array_equal(np.asarray(data), np.asarray(copy)) and np.asarray(data).dtype == np.asarray(copy).dtype
+
+
+@pytest.mark.parametrize(
+    "make, want",
+    [
+        (lambda: np.flip(np.array([7], np.int32)), torch.tensor([7], dtype=torch.int32)),
+        (lambda: np.arange(12.0).reshape(1, 3, 4)[::-1], torch.arange(12.0, dtype=torch.float64).reshape(1, 3, 4)),
+        (lambda: np.arange(6, dtype=np.int16).reshape(2, 1, 3)[:, ::-1], torch.arange(6, dtype=torch.int16).reshape(2, 1, 3)),
+    ],
+    ids=["flip-1-element", "reversed-size-1-dim-3d", "reversed-inner-size-1-dim"],
+)
+def test_negative_stride_on_size_one_dims(target, device, make, want):
+    """Negative strides on size-1 dimensions (``np.ascontiguousarray`` keeps them): values copied, also into ``out``.
+
+    Failed on the reference before the fix (ValueError from torch.from_numpy: "At least one stride ... is negative").
+    """
+    _applicable(target, device)
+    arr = make()
+    assert any(s < 0 for s in arr.strides)
+    result = ch.check_values(target, arr, {"device": device})
+    assert torch.equal(result.cpu(), want)
+    if "out" in target.capabilities:
+        out = torch.zeros(tuple(want.shape), dtype=torch.float64, device=device)
+        ch.check_out_written_exactly(target, make(), {"out": out})
+
+
+@pytest.mark.parametrize(
+    "make, want_dtype",
+    [
+        (lambda: [np.array([1 + 2**-40, 0.1])], torch.float64),
+        (lambda: [np.array([1, 2], np.int32), np.array([3, 4], np.int32)], torch.int32),
+        (lambda: [np.array([1.5, 2.0], np.float16)], torch.float16),
+        (lambda: [np.array([1, 2], np.int32), [3, 4]], torch.int64),
+        (lambda: (np.array([True, False]),), torch.bool),
+    ],
+    ids=["float64-array", "int32-arrays", "float16-array", "int32-array+list", "tuple-of-bool-array"],
+)
+def test_list_of_arrays_follows_torch_tensor(target, device, make, want_dtype):
+    """A list whose elements are ndarrays: the dtype ``torch.tensor(data)`` infers (the arrays' own), values exact.
+
+    Failed on the reference before the fix: the list was inferred like one of Python
+    numbers (float64 arrays came back float32 with changed values, int32 as int64).
+    """
+    _applicable(target, device)
+    data = make()
+    result = ch.check_values(target, data, {"device": device})
+    assert result.dtype == want_dtype, (result.dtype, want_dtype)
+    assert np.array_equal(result.cpu().numpy(), np.asarray(make()))
