@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import Flaky
 from hypothesis import strategies as st
 
 import strategies as hs
@@ -31,7 +32,8 @@ from . import cpu_path as cc
 from . import gpu as cg
 from . import h2d as ch
 from .errors import BAD_INPUT_KINDS
-from .target import Target
+from ._report import ContractViolation
+from .target import Target, last_call
 
 __all__ = ["PROPERTIES", "GPU_CONTRACTS", "run_property"]
 
@@ -41,13 +43,50 @@ GPU_CONTRACTS = frozenset({"staging", "non-blocking", "snapshot", "stream", "hyg
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
 
+def _contract_of(func: Callable[..., Any]) -> str:
+    """The catalogue id of the property whose body ``func`` is (``prop_values.<locals>.body`` -> ``values``)."""
+    name = func.__qualname__.split(".")[0]
+    for cid, props in PROPERTIES.items():
+        if any(p.__name__ == name for p in props):
+            return cid
+    return "values"
+
+
+def _nondeterministic(exc: BaseException, contract: str, prop: str) -> ContractViolation:
+    """A ContractViolation for a target whose outcome changed when Hypothesis replayed the same input.
+
+    Hypothesis reports that as ``Flaky`` (``FlakyFailure``: failed once, passed on replay;
+    ``FlakyStrategyDefinition``: the draws diverged, "is your data generation depending
+    on external state?"). The kit's strategies are deterministic, so the changing party
+    is the target: say so, with the first outcome and the last call made.
+    """
+    inner = [str(e) for e in getattr(exc, "exceptions", ()) if isinstance(e, ContractViolation)]
+    first = inner[0] if inner else f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    last = last_call()
+    msg = (
+        f"nondeterministic target: {prop} got a different outcome when Hypothesis replayed the same input "
+        f"(the kit's strategies are deterministic, so the target answered differently on the same call); "
+        f"first outcome:\n    {first.replace(chr(10), chr(10) + '    ')}"
+    )
+    if last:
+        msg += f"\n  last call made: {last}"
+    return ContractViolation(contract, msg)
+
+
 def _run(body: Callable[[st.DataObject], None], overrides: dict[str, Any], cap: int | None = None) -> None:
-    """Run ``body`` under @given(st.data()) with the current profile plus ``overrides``."""
+    """Run ``body`` under @given(st.data()) with the current profile plus ``overrides``.
+
+    A target that answers differently on the same input is reported as a nondeterministic
+    target (a ContractViolation naming the call), not as Hypothesis's Flaky error about the strategy.
+    """
     kw: dict[str, Any] = {"suppress_health_check": _SUPPRESS, "deadline": None}
     if cap is not None and "max_examples" not in overrides:
         kw["max_examples"] = min(settings().max_examples, cap)
     kw.update(overrides)
-    given(data=st.data())(settings(**kw)(body))()
+    try:
+        given(data=st.data())(settings(**kw)(body))()
+    except Flaky as exc:
+        raise _nondeterministic(exc, _contract_of(body), body.__qualname__.split(".")[0]) from exc
 
 
 def _device_ok(target: Target, device: torch.device, contract: str) -> None:
@@ -599,7 +638,10 @@ def prop_buffer_state_machine(target: Target, device: torch.device, **overrides:
     kw: dict[str, Any] = {"suppress_health_check": _SUPPRESS, "deadline": None, "stateful_step_count": 12}
     kw["max_examples"] = min(settings().max_examples, 25)
     kw.update(overrides)
-    run_state_machine_as_test(machine, settings=settings(**kw))
+    try:
+        run_state_machine_as_test(machine, settings=settings(**kw))
+    except Flaky as exc:
+        raise _nondeterministic(exc, "buffer", "prop_buffer_state_machine") from exc
 
 
 # --------------------------------------------------------------------------- cpu-path

@@ -18,6 +18,7 @@ or ``package.module:factory`` where ``factory()`` returns a :class:`Target`.
 from __future__ import annotations
 
 import importlib
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -25,7 +26,23 @@ import torch
 
 from ._report import NotApplicable
 
-__all__ = ["CAPABILITIES", "Target", "load_target", "BUILTIN_TARGETS"]
+__all__ = ["CAPABILITIES", "Target", "last_call", "load_target", "BUILTIN_TARGETS"]
+
+_LAST = threading.local()
+
+
+def last_call() -> str:
+    """The last call a contract made into a target's ``async_tensor_h2d`` (this thread), as Python source; '' if none."""
+    recorded = getattr(_LAST, "call", None)
+    if recorded is None:
+        return ""
+    from ._report import repro_call
+
+    fn, data, kwargs = recorded
+    try:
+        return repro_call(data, kwargs, fn=fn)
+    except Exception:  # noqa: BLE001 - a report helper must not fail the report
+        return f"{fn}(<{type(data).__name__}>, {sorted(kwargs)})"
 
 #: Capabilities a target may declare.
 #: - "out": ``async_tensor_h2d`` accepts ``out=``
@@ -95,7 +112,8 @@ class Target:
         return device.type == "cpu" or "cuda" in self.capabilities
 
     def call(self, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
-        """Call the main function the way the tests do."""
+        """Call the main function the way the tests do (recorded for :func:`last_call`)."""
+        _LAST.call = ("async_tensor_h2d_cpu" if self.name.endswith("[cpu-variant]") else "async_tensor_h2d", data, kwargs)
         return self.async_tensor_h2d(data, **kwargs)
 
     def cpu_variant_target(self) -> "Target":

@@ -194,3 +194,27 @@ def test_one_worker_per_gpu_hook_registered_with_xdist(pytestconfig):
     if hook is not None:
         want = torch.cuda.device_count() if torch.cuda.is_available() else None
         assert hook.pytest_xdist_auto_num_workers(pytestconfig) == (want or None)
+
+
+# --------------------------------------------------------------------------- nondeterministic targets
+
+
+def test_nondeterministic_target_is_reported_as_such():
+    """A target that answers differently on the same input: a ContractViolation saying so and naming the call,
+    not Hypothesis's Flaky error blaming the data generation."""
+    import h2d_impl
+
+    wrong_once = {"done": False}
+
+    def first_call_wrong(data, device=None, dtype=None, out=None):
+        result = h2d_impl.async_tensor_h2d(data, device, dtype, out)
+        if not wrong_once["done"] and result.numel():  # wrong once, right when the same input is replayed
+            wrong_once["done"] = True
+            result = result.clone()
+            result.view(torch.uint8).reshape(-1)[0] ^= 1
+        return result
+
+    target = Target(name="flaky", async_tensor_h2d=first_call_wrong, capabilities=frozenset())
+    with pytest.raises(ContractViolation, match=r"(?s)^\[values\] nondeterministic target: prop_values got a different outcome.*last call made: async_tensor_h2d\(") as info:
+        P.prop_values(target, torch.device("cpu"), database=None, max_examples=5)
+    assert "device=" in str(info.value)
