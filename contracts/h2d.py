@@ -191,13 +191,13 @@ def _mutate(data: Any) -> None:
                 raw ^= 1 if base.dtype == np.bool_ else 0x5A
     elif isinstance(data, list):
         for i, v in enumerate(data):
-            if isinstance(v, (list, tuple)):
+            if isinstance(v, (list, tuple, np.ndarray, torch.Tensor)):
                 _mutate(v)
             else:
                 data[i] = (not v) if isinstance(v, bool) else v + 1 if v == v else 0.0
     elif isinstance(data, tuple):  # immutable itself; lists nested inside it are mutated
         for v in data:
-            if isinstance(v, (list, tuple)):
+            if isinstance(v, (list, tuple, np.ndarray, torch.Tensor)):
                 _mutate(v)
 
 

@@ -66,6 +66,12 @@ def expected_tensor(data: Any, dtype: torch.dtype) -> torch.Tensor:
         arr = np.array(data, copy=True, order="C")
         arr = arr.astype(arr.dtype.newbyteorder("="), copy=False)
         return torch.from_numpy(arr).to(dtype)
+    if isinstance(data, (list, tuple)) and any(isinstance(v, np.ndarray) for v in data):
+        # A list of ndarrays: values through numpy, since torch.tensor drops the empty
+        # inner dimensions of arrays inside a list ([np.zeros((0, 0))] -> shape (1, 0),
+        # numpy and the data say (1, 0, 0)); the dtype still comes from torch.tensor (own_dtype).
+        arr = np.array(data, copy=True)
+        return torch.from_numpy(arr.astype(arr.dtype.newbyteorder("="), copy=False)).to(dtype)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)

@@ -127,7 +127,7 @@ def h2d_calls(
     draw: Any,
     device: torch.device,
     *,
-    kinds: tuple[str, ...] = ("list", "ndarray", "tensor"),
+    kinds: tuple[str, ...] = ("list", "ndarray", "tensor", "list-of-arrays"),
     out: bool | None = None,
     dtype: bool | None = None,
     pass_device: bool | None = None,
