@@ -238,6 +238,29 @@ def prop_values_dtype_matrix(target: Target, device: torch.device, **overrides: 
                 ch.check_values(target, payload, {"device": device, "dtype": dtype})
 
 
+#: Shapes for the layout table: size-1 dimensions first, inside and alone (a reversed
+#: size-1 axis keeps a negative stride that np.ascontiguousarray leaves in place), empty.
+LAYOUT_SHAPES = ((1,), (3,), (1, 3, 4), (2, 1, 3), (3, 1), (0,), (2, 0))
+
+
+def prop_values_layouts(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: every array layout (flipped size-1 axes included) and tensor layout x shapes with size-1 axes x dtypes x device=/out= (a table)."""
+    _device_ok(target, device, "values")
+    del overrides  # deterministic: every row every run
+    from strategies.host import ARRAY_LAYOUTS, TENSOR_LAYOUTS, _array_layout, _tensor_layout
+
+    with_out = "out" in target.capabilities
+    for shape in LAYOUT_SHAPES:
+        for dtype in (np.int32, np.float64, np.bool_):
+            base = (np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape) % 7 + 1).astype(dtype)
+            sources = [_array_layout(base.copy(), layout) for layout in ARRAY_LAYOUTS]
+            sources += [_tensor_layout(torch.from_numpy(base.copy()), layout, pinned=False) for layout in TENSOR_LAYOUTS]
+            for data in sources:
+                ch.check_values(target, data, {"device": device})
+                if with_out:
+                    ch.check_values(target, data, {"out": torch.full(shape, 77, dtype=torch.int64, device=device)})
+
+
 def prop_no_alias_layouts(target: Target, device: torch.device, **overrides: Any) -> None:
     """no-alias: one fixed input in every array and tensor layout (read-only and broadcast arrays included)."""
     _device_ok(target, device, "no-alias")
@@ -860,7 +883,7 @@ def prop_hygiene(target: Target, device: torch.device, **overrides: Any) -> None
 
 #: catalogue id -> properties that check it.
 PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
-    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_dtype_matrix),
+    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_dtype_matrix, prop_values_layouts),
     "dtype": (prop_dtype_resolution, prop_dtype_mismatch),
     "out": (prop_out_written, prop_out_shape_table, prop_out_shape_rejected),
     "target": (prop_no_target,),

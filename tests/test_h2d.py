@@ -30,6 +30,10 @@ def test_values_dtype_matrix(target, device):
     P.prop_values_dtype_matrix(target, device)
 
 
+def test_values_layouts(target, device):
+    P.prop_values_layouts(target, device)
+
+
 def test_dtype_resolution(target, device):
     P.prop_dtype_resolution(target, device)
 
