@@ -72,9 +72,9 @@ def call_valid(contract: str, target: Target, data: Any, kwargs: dict[str, Any])
     try:
         result = target.call(data, kwargs)
     except Exception as exc:  # noqa: BLE001 - a valid call must not raise; report what it raised
-        fail(contract, "a valid call raised", got=f"{type(exc).__name__}: {exc}", expected="a tensor", call=repro_call(data, kwargs))
+        fail(contract, "a valid call raised", got=f"{type(exc).__name__}: {exc}", expected="a tensor", call=repro_call(data, kwargs, fn=target.fn_name))
     if not isinstance(result, torch.Tensor):
-        fail(contract, "return type", got=type(result).__name__, expected="torch.Tensor", call=repro_call(data, kwargs))
+        fail(contract, "return type", got=type(result).__name__, expected="torch.Tensor", call=repro_call(data, kwargs, fn=target.fn_name))
     return result
 
 
@@ -84,7 +84,7 @@ def check_values(target: Target, data: Any, kwargs: dict[str, Any]) -> torch.Ten
     Also checks the result's device index (``cuda:1`` stays ``cuda:1``) and, with
     ``out``, that the returned object *is* ``out``. Returns the result.
     """
-    call = repro_call(data, kwargs)
+    call = repro_call(data, kwargs, fn=target.fn_name)
     dtype = resolve_dtype(data, kwargs)
     device = resolve_device(kwargs)
     expected = expected_tensor(data, dtype)
@@ -98,7 +98,7 @@ def check_values(target: Target, data: Any, kwargs: dict[str, Any]) -> torch.Ten
 
 def check_dtype_resolution(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     """dtype: explicit ``dtype`` wins, else ``out.dtype``, else the data's own (torch.tensor's inference)."""
-    call = repro_call(data, kwargs)
+    call = repro_call(data, kwargs, fn=target.fn_name)
     expected = resolve_dtype(data, kwargs)
     result = call_valid("dtype", target, data, kwargs)
     synchronize()
@@ -117,7 +117,7 @@ def _expect_raise(
 ) -> BaseException:
     """Call the target, require exactly the documented exception type, and that ``out`` is untouched."""
     __tracebackhide__ = True
-    call = repro_call(data, kwargs)
+    call = repro_call(data, kwargs, fn=target.fn_name)
     guard = InputGuard(None, kwargs)  # out's storage only: the caller's data is input-untouched's business
     try:
         target.call(data, kwargs)
@@ -151,7 +151,7 @@ def check_out_written_exactly(target: Target, data: Any, kwargs: dict[str, Any])
     """out: returns the very ``out``; writes exactly its elements (the storage around a view is untouched)."""
     target.require("out", "out")
     out = kwargs["out"]
-    call = repro_call(data, kwargs)
+    call = repro_call(data, kwargs, fn=target.fn_name)
     before = raw_storage(out)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     result = call_valid("out", target, data, kwargs)
@@ -203,7 +203,7 @@ def _mutate(data: Any) -> None:
 
 def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     """no-alias: the result shares no memory with ``data`` (also on the CPU path); mutating ``data`` afterwards changes nothing."""
-    call = repro_call(data, kwargs)
+    call = repro_call(data, kwargs, fn=target.fn_name)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     result = call_valid("no-alias", target, data, kwargs)
     synchronize()
@@ -242,7 +242,7 @@ def check_input_untouched(
     as a failing call (nothing may change).
     """
     del raises  # documents the caller's intent; the outcome decides what may change
-    call = repro_call(data, kwargs)
+    call = repro_call(data, kwargs, fn=target.fn_name)
     guard = InputGuard(data, kwargs)
     try:
         target.call(data, kwargs)

@@ -111,9 +111,14 @@ class Target:
         """Whether the main function may be pointed at ``device``."""
         return device.type == "cpu" or "cuda" in self.capabilities
 
+    @property
+    def fn_name(self) -> str:
+        """The function name ``call:`` lines use: ``async_tensor_h2d``, or ``async_tensor_h2d_cpu`` for a CPU-variant entry point."""
+        return "async_tensor_h2d_cpu" if self.name.endswith("[cpu-variant]") else "async_tensor_h2d"
+
     def call(self, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
         """Call the main function the way the tests do (recorded for :func:`last_call`)."""
-        _LAST.call = ("async_tensor_h2d_cpu" if self.name.endswith("[cpu-variant]") else "async_tensor_h2d", data, kwargs)
+        _LAST.call = (self.fn_name, data, kwargs)
         return self.async_tensor_h2d(data, **kwargs)
 
     def cpu_variant_target(self) -> "Target":
