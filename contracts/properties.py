@@ -261,6 +261,31 @@ def prop_values_layouts(target: Target, device: torch.device, **overrides: Any) 
                     ch.check_values(target, data, {"out": torch.full(shape, 77, dtype=torch.int64, device=device)})
 
 
+#: Sizes for the product table: empty, one element, and past a 4 KiB page / 4096-element threshold.
+PRODUCT_SIZES = (0, 1, 4097)
+
+
+def prop_values_product(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: every target dtype (uint16/32/64 and float8 included) x list, ndarray, tensor, list of arrays x device=, dtype=, out= x sizes 0, 1, 4097 (a table)."""
+    _device_ok(target, device, "values")
+    del overrides  # deterministic: every row every run
+    routes = ("device", "dtype", "out") if "out" in target.capabilities else ("device", "dtype")
+    for dtype in hs.TARGET_DTYPES:
+        for n in PRODUCT_SIZES:
+            ints = np.arange(n, dtype=np.int64) % 2 if dtype is torch.bool or dtype in hs.FLOAT8_DTYPES else np.arange(n, dtype=np.int64) % 100
+            payloads: list[Any] = [ints.tolist(), ints.copy(), torch.from_numpy(ints.astype(np.int32)), [ints.astype(np.int16)]]
+            for payload in payloads:
+                for route in routes:
+                    if route == "device":
+                        kwargs: dict[str, Any] = {"device": device}
+                    elif route == "dtype":
+                        kwargs = {"device": device, "dtype": dtype}
+                    else:
+                        shape = (1, n) if isinstance(payload, list) and payload and isinstance(payload[0], np.ndarray) else (n,)
+                        kwargs = {"out": torch.zeros(shape, dtype=dtype, device=device)}
+                    ch.check_values(target, payload, kwargs)
+            
+
 def prop_no_alias_layouts(target: Target, device: torch.device, **overrides: Any) -> None:
     """no-alias: one fixed input in every array and tensor layout (read-only and broadcast arrays included)."""
     _device_ok(target, device, "no-alias")
@@ -883,7 +908,7 @@ def prop_hygiene(target: Target, device: torch.device, **overrides: Any) -> None
 
 #: catalogue id -> properties that check it.
 PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
-    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_dtype_matrix, prop_values_layouts),
+    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_dtype_matrix, prop_values_layouts, prop_values_product),
     "dtype": (prop_dtype_resolution, prop_dtype_mismatch),
     "out": (prop_out_written, prop_out_shape_table, prop_out_shape_rejected),
     "target": (prop_no_target,),

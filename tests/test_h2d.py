@@ -34,6 +34,10 @@ def test_values_layouts(target, device):
     P.prop_values_layouts(target, device)
 
 
+def test_values_product(target, device):
+    P.prop_values_product(target, device)
+
+
 def test_dtype_resolution(target, device):
     P.prop_dtype_resolution(target, device)
 
