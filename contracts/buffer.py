@@ -120,7 +120,7 @@ def check_numpy_view_rejected(target: Target, spec: dict[str, Any], device: torc
     fail("buffer", "numpy view of a dtype numpy lacks: no exception", got="a buffer", expected="ValueError", call=call)
 
 
-def _check_returned_rows(view: Any, side: torch.Tensor, name: str, rows: int, values: torch.Tensor, call: str) -> None:
+def _check_returned_rows(view: Any, side: torch.Tensor, name: str, rows: int, values: torch.Tensor | None, call: str) -> None:
     """The value a copy returns: ``side[:rows]`` itself (a view of the destination's first rows, same device and
     storage), holding the copied rows."""
     __tracebackhide__ = True
@@ -134,7 +134,7 @@ def _check_returned_rows(view: Any, side: torch.Tensor, name: str, rows: int, va
     same_memory = view.untyped_storage().data_ptr() == side.untyped_storage().data_ptr() and (not view.numel() or (view.data_ptr() == side.data_ptr() and view.stride() == side.stride()))
     if not same_memory:
         fail("buffer", f"returned tensor is not a view of {name}'s first rows (a copy, or the other side's rows)", got=f"storage at {view.untyped_storage().data_ptr():#x}", expected=f"{name}'s storage at {side.untyped_storage().data_ptr():#x}", call=call)
-    if rows and not np.array_equal(_bytes(view), _bytes(values)[:rows]):
+    if values is not None and rows and not np.array_equal(_bytes(view), _bytes(values)[:rows]):
         fail("buffer", f"values of the returned {name}[:{rows}]", got=_bytes(view)[:2].tolist(), expected=_bytes(values)[:2].tolist(), call=call)
 
 
@@ -277,8 +277,10 @@ def buffer_state_machine(target: Target, device: torch.device, specs: st.SearchS
                 except Exception as exc:  # noqa: BLE001
                     fail("buffer", f"{method}({n}) with capacity {self.rows}: wrong exception type", got=f"{type(exc).__name__}: {exc}", expected="IndexError", call=self.call)
                 fail("buffer", f"{method}({n}) with capacity {self.rows} accepted", got="no exception", expected="IndexError", call=self.call)
-            getattr(self.buf, method)(n)
+            returned = getattr(self.buf, method)(n)
             rows = self.rows if n is None else n
+            side = self.buf.gpu if method == "copy_to_gpu" else self.buf.cpu
+            _check_returned_rows(returned, side, ".gpu" if method == "copy_to_gpu" else ".cpu", rows, None, f"{self.call}.{method}({n})")
             if method == "copy_to_gpu":
                 self.gpu_model[:rows] = self.cpu_model[:rows]
             else:
