@@ -105,7 +105,7 @@ def input_kind(obj: Any) -> str:
         notes = [str(obj.dtype)]
         if obj.layout == torch.strided and not obj.is_nested and obj.device.type == "cpu":
             notes.append("pinned" if _pinned(obj) else "pageable")
-            if not obj.is_contiguous() or obj.storage_offset():
+            if not obj.is_contiguous() or obj.storage_offset() or obj.untyped_storage().nbytes() != obj.numel() * obj.element_size():
                 notes.append(f"a view: strides {obj.stride()}, storage offset {obj.storage_offset()}")
         return f"tensor ({', '.join(notes)})"
     return type(obj).__name__
