@@ -1,7 +1,8 @@
 """Reusable contracts (properties) of H2D copy utilities, written against :class:`Target`.
 
 Catalogue ids (the design brief, ../shared/DESIGN.md): values, dtype, out, target, no-alias, staging,
-non-blocking, snapshot, stream, buffer, cpu-path, bad-input. Each ``check_*`` raises
+non-blocking, snapshot, stream, buffer, cpu-path, bad-input, input-untouched, concurrency,
+hygiene. Each ``check_*`` raises
 :class:`ContractViolation` (an AssertionError whose message starts with ``[id]``) or
 :class:`NotApplicable` when the target lacks a capability the contract needs.
 """
@@ -22,6 +23,7 @@ CATALOGUE = (
     "buffer",
     "cpu-path",
     "bad-input",
+    "input-untouched",
     "concurrency",
     "hygiene",
     "device-hygiene",

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from . import errors
-from ._report import fail
+from ._report import NotApplicable, fail
 from .h2d import synchronize
 from .target import Target
 
@@ -33,12 +33,27 @@ __all__ = [
 ]
 
 
-def make_buffer(target: Target, spec: dict[str, Any], device: torch.device) -> Any:
-    """Build ``target.buffer_cls(*spec['size'], dtype=..., device=..., pin_memory=..., with_numpy=...)``."""
+def _construct(target: Target, spec: dict[str, Any], device: torch.device) -> Any:
     target.require("buffer", "buffer")
     return target.buffer_cls(
         *spec["size"], dtype=spec["dtype"], device=device, pin_memory=spec["pin_memory"], with_numpy=spec["with_numpy"]
     )
+
+
+def make_buffer(target: Target, spec: dict[str, Any], device: torch.device) -> Any:
+    """Build ``target.buffer_cls(*spec['size'], dtype=..., device=..., pin_memory=..., with_numpy=...)`` for a valid spec.
+
+    A valid spec that raises is a ``buffer`` violation (e.g. ``pin_memory=True`` on a host
+    without pinned memory, where the documented behaviour is a pageable ``.cpu``).
+    """
+    __tracebackhide__ = True
+    try:
+        return _construct(target, spec, device)
+    except NotApplicable:
+        raise
+    except Exception as exc:  # noqa: BLE001 - report what a valid construction raised
+        pinned = "" if target.pin_memory_available() else " (pinned memory is unavailable here: pin_memory=True must fall back to pageable)"
+        fail("buffer", f"a valid CpuGpuBuffer construction raised{pinned if spec['pin_memory'] else ''}", got=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}", expected="a buffer", call=_repr_spec(spec, device))
 
 
 def wait(buffer: Any) -> None:
@@ -97,12 +112,30 @@ def check_numpy_view_rejected(target: Target, spec: dict[str, Any], device: torc
     target.require("buffer", "buffer")
     call = _repr_spec(spec, device)
     try:
-        make_buffer(target, spec, device)
+        _construct(target, spec, device)
     except ValueError:
         return
     except Exception as exc:  # noqa: BLE001
         fail("buffer", "numpy view of a dtype numpy lacks: wrong exception type", got=f"{type(exc).__name__}: {exc}", expected="ValueError", call=call)
     fail("buffer", "numpy view of a dtype numpy lacks: no exception", got="a buffer", expected="ValueError", call=call)
+
+
+def _check_returned_rows(view: Any, side: torch.Tensor, name: str, rows: int, values: torch.Tensor | None, call: str) -> None:
+    """The value a copy returns: ``side[:rows]`` itself (a view of the destination's first rows, same device and
+    storage), holding the copied rows."""
+    __tracebackhide__ = True
+    if not isinstance(view, torch.Tensor):
+        fail("buffer", "return value", got=type(view).__name__, expected=f"{name}[:{rows}] (a tensor)", call=call)
+    want_shape = (rows, *side.shape[1:])
+    if tuple(view.shape) != want_shape or view.dtype != side.dtype:
+        fail("buffer", "returned view shape/dtype", got=(tuple(view.shape), view.dtype), expected=(want_shape, side.dtype), call=call)
+    if view.device != side.device:
+        fail("buffer", f"returned tensor's device (should be {name}'s)", got=view.device, expected=side.device, call=call)
+    same_memory = view.untyped_storage().data_ptr() == side.untyped_storage().data_ptr() and (not view.numel() or (view.data_ptr() == side.data_ptr() and view.stride() == side.stride()))
+    if not same_memory:
+        fail("buffer", f"returned tensor is not a view of {name}'s first rows (a copy, or the other side's rows)", got=f"storage at {view.untyped_storage().data_ptr():#x}", expected=f"{name}'s storage at {side.untyped_storage().data_ptr():#x}", call=call)
+    if values is not None and rows and not np.array_equal(_bytes(view), _bytes(values)[:rows]):
+        fail("buffer", f"values of the returned {name}[:{rows}]", got=_bytes(view)[:2].tolist(), expected=_bytes(values)[:2].tolist(), call=call)
 
 
 def check_copy_to_gpu(target: Target, buf: Any, n: int | None, values: torch.Tensor, call: str) -> None:
@@ -117,10 +150,7 @@ def check_copy_to_gpu(target: Target, buf: Any, n: int | None, values: torch.Ten
     wait(buf)
     synchronize()
     call = f"{call}.copy_to_gpu({n})"
-    if tuple(view.shape) != (rows, *buf.gpu.shape[1:]):
-        fail("buffer", "returned view shape", got=tuple(view.shape), expected=(rows, *buf.gpu.shape[1:]), call=call)
-    if view.numel() and view.data_ptr() != buf.gpu.data_ptr():
-        fail("buffer", "returned tensor is not a view of .gpu's first rows", got=view.data_ptr(), expected=buf.gpu.data_ptr(), call=call)
+    _check_returned_rows(view, buf.gpu, ".gpu", rows, values, call)
     got, want_cpu = _bytes(buf.gpu), _bytes(values)
     if not np.array_equal(got[:rows], want_cpu[:rows]):
         bad = int(np.nonzero((got[:rows] != want_cpu[:rows]).any(axis=1))[0][0])
@@ -141,8 +171,7 @@ def check_copy_to_cpu(target: Target, buf: Any, n: int | None, values: torch.Ten
     view = buf.copy_to_cpu(n)
     wait(buf)  # the documented wait, before any read of .cpu
     call = f"{call}.copy_to_cpu({n})"
-    if tuple(view.shape) != (rows, *buf.cpu.shape[1:]):
-        fail("buffer", "returned view shape", got=tuple(view.shape), expected=(rows, *buf.cpu.shape[1:]), call=call)
+    _check_returned_rows(view, buf.cpu, ".cpu", rows, values, call)
     got, want = _bytes(buf.cpu), _bytes(values)
     if not np.array_equal(got[:rows], want[:rows]):
         bad = int(np.nonzero((got[:rows] != want[:rows]).any(axis=1))[0][0])
@@ -248,8 +277,10 @@ def buffer_state_machine(target: Target, device: torch.device, specs: st.SearchS
                 except Exception as exc:  # noqa: BLE001
                     fail("buffer", f"{method}({n}) with capacity {self.rows}: wrong exception type", got=f"{type(exc).__name__}: {exc}", expected="IndexError", call=self.call)
                 fail("buffer", f"{method}({n}) with capacity {self.rows} accepted", got="no exception", expected="IndexError", call=self.call)
-            getattr(self.buf, method)(n)
+            returned = getattr(self.buf, method)(n)
             rows = self.rows if n is None else n
+            side = self.buf.gpu if method == "copy_to_gpu" else self.buf.cpu
+            _check_returned_rows(returned, side, ".gpu" if method == "copy_to_gpu" else ".cpu", rows, None, f"{self.call}.{method}({n})")
             if method == "copy_to_gpu":
                 self.gpu_model[:rows] = self.cpu_model[:rows]
             else:

@@ -72,4 +72,7 @@ BAD_INPUT_KINDS: dict[str, type[BaseException]] = {
     "mixed-sign-huge-ints": ValueError,
     "out-inference-tensor": ValueError,
     "out-unsupported-dtype": TypeError,
+    # issue 9: unsigned targets (drawn over every carrier and route, like every value kind)
+    "negative-into-unsigned": ValueError,
+    "beyond-unsigned-range": ValueError,
 }

@@ -1,6 +1,7 @@
 """Contracts of ``async_tensor_h2d`` that hold on every device (CPU and CUDA).
 
-Catalogue ids: ``values``, ``dtype``, ``out``, ``target``, ``no-alias``, ``bad-input``.
+Catalogue ids: ``values``, ``dtype``, ``out``, ``target``, ``no-alias``, ``bad-input``,
+``input-untouched`` (the snapshots themselves are in :mod:`contracts.untouched`).
 Each ``check_*`` takes a :class:`~contracts.target.Target` and one concrete input, runs
 the target once and raises :class:`~contracts._report.ContractViolation` naming the
 contract, what differed and the call that produced it.
@@ -18,11 +19,13 @@ from . import errors
 from ._report import fail, repro_call
 from .oracle import assert_same_values, expected_tensor, own_dtype, resolve_device, resolve_dtype, storage_span
 from .target import Target
+from .untouched import InputGuard, out_bytes_outside
 
 __all__ = [
     "check_bad_input",
     "check_dtype_mismatch_rejected",
     "check_dtype_resolution",
+    "check_input_untouched",
     "check_no_alias",
     "check_no_target_rejected",
     "check_out_shape_rejected",
@@ -69,9 +72,9 @@ def call_valid(contract: str, target: Target, data: Any, kwargs: dict[str, Any])
     try:
         result = target.call(data, kwargs)
     except Exception as exc:  # noqa: BLE001 - a valid call must not raise; report what it raised
-        fail(contract, "a valid call raised", got=f"{type(exc).__name__}: {exc}", expected="a tensor", call=repro_call(data, kwargs))
+        fail(contract, "a valid call raised", got=f"{type(exc).__name__}: {exc}", expected="a tensor", call=repro_call(data, kwargs, fn=target.fn_name))
     if not isinstance(result, torch.Tensor):
-        fail(contract, "return type", got=type(result).__name__, expected="torch.Tensor", call=repro_call(data, kwargs))
+        fail(contract, "return type", got=type(result).__name__, expected="torch.Tensor", call=repro_call(data, kwargs, fn=target.fn_name))
     return result
 
 
@@ -81,7 +84,7 @@ def check_values(target: Target, data: Any, kwargs: dict[str, Any]) -> torch.Ten
     Also checks the result's device index (``cuda:1`` stays ``cuda:1``) and, with
     ``out``, that the returned object *is* ``out``. Returns the result.
     """
-    call = repro_call(data, kwargs)
+    call = repro_call(data, kwargs, fn=target.fn_name)
     dtype = resolve_dtype(data, kwargs)
     device = resolve_device(kwargs)
     expected = expected_tensor(data, dtype)
@@ -95,7 +98,7 @@ def check_values(target: Target, data: Any, kwargs: dict[str, Any]) -> torch.Ten
 
 def check_dtype_resolution(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     """dtype: explicit ``dtype`` wins, else ``out.dtype``, else the data's own (torch.tensor's inference)."""
-    call = repro_call(data, kwargs)
+    call = repro_call(data, kwargs, fn=target.fn_name)
     expected = resolve_dtype(data, kwargs)
     result = call_valid("dtype", target, data, kwargs)
     synchronize()
@@ -114,9 +117,8 @@ def _expect_raise(
 ) -> BaseException:
     """Call the target, require exactly the documented exception type, and that ``out`` is untouched."""
     __tracebackhide__ = True
-    call = repro_call(data, kwargs)
-    out = kwargs.get("out")
-    before = raw_storage(out) if isinstance(out, torch.Tensor) and out.layout == torch.strided and not out.is_nested else None
+    call = repro_call(data, kwargs, fn=target.fn_name)
+    guard = InputGuard(None, kwargs)  # out's storage only: the caller's data is input-untouched's business
     try:
         target.call(data, kwargs)
     except raises as exc:
@@ -127,10 +129,9 @@ def _expect_raise(
         fail(contract, f"{why}: wrong exception type{hint}", got=f"{kind}: {exc}", expected=raises.__name__, call=call)
     else:
         fail(contract, f"{why}: no exception", got="a result", expected=raises.__name__, call=call)
-    if before is not None:
-        after = raw_storage(out)
-        if not torch.equal(before, after):
-            changed = int((before != after).sum())
+    if guard.out is not None:
+        changed = int((guard.out_before != raw_storage(guard.out)).sum())
+        if changed:
             fail(contract, f"{why}: the failed call wrote into out ({changed} bytes changed)", got="out modified", expected="out untouched", call=call)
     return caught
 
@@ -150,7 +151,7 @@ def check_out_written_exactly(target: Target, data: Any, kwargs: dict[str, Any])
     """out: returns the very ``out``; writes exactly its elements (the storage around a view is untouched)."""
     target.require("out", "out")
     out = kwargs["out"]
-    call = repro_call(data, kwargs)
+    call = repro_call(data, kwargs, fn=target.fn_name)
     before = raw_storage(out)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     result = call_valid("out", target, data, kwargs)
@@ -158,17 +159,10 @@ def check_out_written_exactly(target: Target, data: Any, kwargs: dict[str, Any])
         fail("out", "return value is not the out object", got=f"a different tensor (id {id(result)})", expected=f"out (id {id(out)})", call=call)
     synchronize(out.device)
     assert_same_values(out, expected, contract="out", call=call)
-    # out's own elements were checked just above (NaN payloads forgiven, as everywhere).
-    # Every other byte of the storage must be as before: build the expected storage from
-    # the old bytes with out's elements taken from the result itself.
-    want = torch.empty(0, dtype=out.dtype).set_(before.untyped_storage(), 0, (before.numel() // out.element_size(),), (1,))
-    want = want.clone()
-    if expected.numel():
-        want.as_strided(out.shape, out.stride(), out.storage_offset()).copy_(out.detach().cpu())
-    after = raw_storage(out)
-    want_bytes = want.view(torch.uint8) if want.numel() else before
-    if not torch.equal(after, want_bytes):
-        diff = int((after != want_bytes).sum())
+    # out's own elements were checked just above (NaN payloads forgiven, as everywhere);
+    # every other byte of its storage must be as before.
+    diff = out_bytes_outside(out, before, raw_storage(out))
+    if diff:
         fail("out", "bytes outside out's own elements changed", got=f"{diff} bytes differ", expected="only out's elements written", call=call)
 
 
@@ -197,19 +191,19 @@ def _mutate(data: Any) -> None:
                 raw ^= 1 if base.dtype == np.bool_ else 0x5A
     elif isinstance(data, list):
         for i, v in enumerate(data):
-            if isinstance(v, (list, tuple)):
+            if isinstance(v, (list, tuple, np.ndarray, torch.Tensor)):
                 _mutate(v)
             else:
                 data[i] = (not v) if isinstance(v, bool) else v + 1 if v == v else 0.0
     elif isinstance(data, tuple):  # immutable itself; lists nested inside it are mutated
         for v in data:
-            if isinstance(v, (list, tuple)):
+            if isinstance(v, (list, tuple, np.ndarray, torch.Tensor)):
                 _mutate(v)
 
 
 def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     """no-alias: the result shares no memory with ``data`` (also on the CPU path); mutating ``data`` afterwards changes nothing."""
-    call = repro_call(data, kwargs)
+    call = repro_call(data, kwargs, fn=target.fn_name)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     result = call_valid("no-alias", target, data, kwargs)
     synchronize()
@@ -229,3 +223,32 @@ def check_bad_input(target: Target, data: Any, kwargs: dict[str, Any], raises: t
     if kwargs.get("out") is not None and "out" not in target.capabilities:
         target.require("out", "bad-input")
     _expect_raise("bad-input", target, data, kwargs, raises, f"bad input {kind!r}")
+
+
+def check_input_untouched(
+    target: Target,
+    data: Any,
+    kwargs: dict[str, Any],
+    *,
+    raises: type[BaseException] | None = None,
+) -> None:
+    """input-untouched: ``data`` (list and every nested list, tuple, ndarray, tensor) is bit-identical after the call,
+    and only ``out``'s own elements were written (nothing at all when the call failed).
+
+    ``raises``: None for a valid call, else the exception type the failing call should
+    raise. Whether the call succeeds or which exception it raises is the business of
+    the values / bad-input contracts; here only the inputs matter: a call that returned
+    is judged as a valid call (only ``out``'s own elements may change), one that raised
+    as a failing call (nothing may change).
+    """
+    del raises  # documents the caller's intent; the outcome decides what may change
+    call = repro_call(data, kwargs, fn=target.fn_name)
+    guard = InputGuard(data, kwargs)
+    try:
+        target.call(data, kwargs)
+    except Exception:  # noqa: BLE001 - see above
+        failed = True
+    else:
+        failed = False
+    synchronize()
+    guard.verify("input-untouched", valid=not failed, call=call)

@@ -8,6 +8,7 @@ through a copied ``torch.from_numpy``, tensors through ``Tensor.to``. On valid i
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -32,7 +33,9 @@ def own_dtype(data: Any) -> torch.dtype:
         return data.dtype
     if isinstance(data, (np.ndarray, np.generic)):
         return torch.from_numpy(np.zeros(0, dtype=np.asarray(data).dtype.newbyteorder("="))).dtype
-    return torch.tensor(data).dtype
+    with warnings.catch_warnings():  # torch.tensor on a list of ndarrays: "extremely slow" (it is fine here)
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.tensor(data).dtype
 
 
 def resolve_dtype(data: Any, kwargs: dict[str, Any]) -> torch.dtype:
@@ -63,7 +66,20 @@ def expected_tensor(data: Any, dtype: torch.dtype) -> torch.Tensor:
         arr = np.array(data, copy=True, order="C")
         arr = arr.astype(arr.dtype.newbyteorder("="), copy=False)
         return torch.from_numpy(arr).to(dtype)
-    return torch.tensor(data, dtype=dtype)
+    if isinstance(data, (list, tuple)) and any(isinstance(v, np.ndarray) for v in data):
+        # A list of ndarrays: values through numpy, since torch.tensor drops the empty
+        # inner dimensions of arrays inside a list ([np.zeros((0, 0))] -> shape (1, 0),
+        # numpy and the data say (1, 0, 0)); the dtype still comes from torch.tensor (own_dtype).
+        arr = np.array(data, copy=True)
+        return torch.from_numpy(arr.astype(arr.dtype.newbyteorder("="), copy=False)).to(dtype)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return torch.tensor(data, dtype=dtype)
+    except TypeError:
+        # torch.tensor builds uint64 only from Python ints ("an integer is required"):
+        # floats go through float64 and Tensor.to, which truncates toward zero like int64.
+        return torch.from_numpy(np.asarray(data, dtype=np.float64)).to(dtype)
 
 
 _BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}

@@ -20,6 +20,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis.errors import Flaky
 from hypothesis import strategies as st
 
 import strategies as hs
@@ -31,7 +32,8 @@ from . import cpu_path as cc
 from . import gpu as cg
 from . import h2d as ch
 from .errors import BAD_INPUT_KINDS
-from .target import Target
+from ._report import ContractViolation
+from .target import Target, last_call
 
 __all__ = ["PROPERTIES", "GPU_CONTRACTS", "run_property"]
 
@@ -50,17 +52,52 @@ PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrin
 TIMED_PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
 
 
+def _contract_of(func: Callable[..., Any]) -> str:
+    """The catalogue id of the property whose body ``func`` is (``prop_values.<locals>.body`` -> ``values``)."""
+    name = func.__qualname__.split(".")[0]
+    for cid, props in PROPERTIES.items():
+        if any(p.__name__ == name for p in props):
+            return cid
+    return "values"
+
+
+def _nondeterministic(exc: BaseException, contract: str, prop: str) -> ContractViolation:
+    """A ContractViolation for a target whose outcome changed when Hypothesis replayed the same input.
+
+    Hypothesis reports that as ``Flaky`` (``FlakyFailure``: failed once, passed on replay;
+    ``FlakyStrategyDefinition``: the draws diverged, "is your data generation depending
+    on external state?"). The kit's strategies are deterministic, so the changing party
+    is the target: say so, with the first outcome and the last call made.
+    """
+    inner = [str(e) for e in getattr(exc, "exceptions", ()) if isinstance(e, ContractViolation)]
+    first = inner[0] if inner else f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    last = last_call()
+    msg = (
+        f"nondeterministic target: {prop} got a different outcome when Hypothesis replayed the same input "
+        f"(the kit's strategies are deterministic, so the target answered differently on the same call); "
+        f"first outcome:\n    {first.replace(chr(10), chr(10) + '    ')}"
+    )
+    if last:
+        msg += f"\n  last call made: {last}"
+    return ContractViolation(contract, msg)
+
+
 def _run(body: Callable[[st.DataObject], None], overrides: dict[str, Any], cap: int | None = None, *, timed: bool = False) -> None:
     """Run ``body`` under @given(st.data()) with the current profile plus ``overrides``.
 
     ``cap`` bounds ``max_examples`` below the profile's (heavy properties); ``timed``
-    drops the shrink phase (see :data:`TIMED_PHASES`).
+    drops the shrink phase (see :data:`TIMED_PHASES`). A target that answers differently
+    on the same input is reported as a nondeterministic target (a ContractViolation naming
+    the call), not as Hypothesis's Flaky error about the strategy.
     """
     kw: dict[str, Any] = {"suppress_health_check": _SUPPRESS, "deadline": None, "phases": TIMED_PHASES if timed else PHASES}
     if cap is not None and "max_examples" not in overrides:
         kw["max_examples"] = min(settings().max_examples, cap)
     kw.update(overrides)
-    given(data=st.data())(settings(**kw)(body))()
+    try:
+        given(data=st.data())(settings(**kw)(body))()
+    except Flaky as exc:
+        raise _nondeterministic(exc, _contract_of(body), body.__qualname__.split(".")[0]) from exc
 
 
 def _device_ok(target: Target, device: torch.device, contract: str) -> None:
@@ -233,6 +270,54 @@ def prop_values_dtype_matrix(target: Target, device: torch.device, **overrides: 
                 ch.check_values(target, payload, {"device": device, "dtype": dtype})
 
 
+#: Shapes for the layout table: size-1 dimensions first, inside and alone (a reversed
+#: size-1 axis keeps a negative stride that np.ascontiguousarray leaves in place), empty.
+LAYOUT_SHAPES = ((1,), (3,), (1, 3, 4), (2, 1, 3), (3, 1), (0,), (2, 0))
+
+
+def prop_values_layouts(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: every array layout (flipped size-1 axes included) and tensor layout x shapes with size-1 axes x dtypes x device=/out= (a table)."""
+    _device_ok(target, device, "values")
+    del overrides  # deterministic: every row every run
+    from strategies.host import ARRAY_LAYOUTS, TENSOR_LAYOUTS, _array_layout, _tensor_layout
+
+    with_out = "out" in target.capabilities
+    for shape in LAYOUT_SHAPES:
+        for dtype in (np.int32, np.float64, np.bool_):
+            base = (np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape) % 7 + 1).astype(dtype)
+            sources = [_array_layout(base.copy(), layout) for layout in ARRAY_LAYOUTS]
+            sources += [_tensor_layout(torch.from_numpy(base.copy()), layout, pinned=False) for layout in TENSOR_LAYOUTS]
+            for data in sources:
+                ch.check_values(target, data, {"device": device})
+                if with_out:
+                    ch.check_values(target, data, {"out": torch.full(shape, 77, dtype=torch.int64, device=device)})
+
+
+#: Sizes for the product table: empty, one element, and past a 4 KiB page / 4096-element threshold.
+PRODUCT_SIZES = (0, 1, 4097)
+
+
+def prop_values_product(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: every target dtype (uint16/32/64 and float8 included) x list, ndarray, tensor, list of arrays x device=, dtype=, out= x sizes 0, 1, 4097 (a table)."""
+    _device_ok(target, device, "values")
+    del overrides  # deterministic: every row every run
+    routes = ("device", "dtype", "out") if "out" in target.capabilities else ("device", "dtype")
+    for dtype in hs.TARGET_DTYPES:
+        for n in PRODUCT_SIZES:
+            ints = np.arange(n, dtype=np.int64) % 2 if dtype is torch.bool or dtype in hs.FLOAT8_DTYPES else np.arange(n, dtype=np.int64) % 100
+            payloads: list[Any] = [ints.tolist(), ints.copy(), torch.from_numpy(ints.astype(np.int32)), [ints.astype(np.int16)]]
+            for payload in payloads:
+                for route in routes:
+                    if route == "device":
+                        kwargs: dict[str, Any] = {"device": device}
+                    elif route == "dtype":
+                        kwargs = {"device": device, "dtype": dtype}
+                    else:
+                        shape = (1, n) if isinstance(payload, list) and payload and isinstance(payload[0], np.ndarray) else (n,)
+                        kwargs = {"out": torch.zeros(shape, dtype=dtype, device=device)}
+                    ch.check_values(target, payload, kwargs)
+            
+
 def prop_no_alias_layouts(target: Target, device: torch.device, **overrides: Any) -> None:
     """no-alias: one fixed input in every array and tensor layout (read-only and broadcast arrays included)."""
     _device_ok(target, device, "no-alias")
@@ -335,6 +420,199 @@ def prop_bad_input(target: Target, device: torch.device, kinds: tuple[str, ...] 
     _run(body, overrides, cap=10 if kinds and len(kinds) == 1 else None)
 
 
+# --------------------------------------------------------------------------- input-untouched
+
+
+def prop_input_untouched(target: Target, device: torch.device, **overrides: Any) -> None:
+    """input-untouched: after any valid call (every kind, layout, route) or failing call (every bad-input kind) data and out's surroundings are unchanged."""
+    _device_ok(target, device, "input-untouched")
+    want_out = None if "out" in target.capabilities else False
+
+    def body(data: st.DataObject) -> None:
+        if data.draw(st.booleans(), label="failing call"):
+            bad = data.draw(hs.bad_inputs(device), label="bad input")
+            if bad.kwargs.get("out") is not None and "out" not in target.capabilities:
+                return
+            ch.check_input_untouched(target, bad.data, bad.kwargs, raises=bad.raises)
+        else:
+            call = data.draw(hs.h2d_calls(device, out=want_out), label="call")
+            ch.check_input_untouched(target, call.data, call.kwargs)
+
+    _run(body, overrides)
+
+
+def input_untouched_table(device: torch.device, *, with_out: bool = True) -> list[tuple[str, Any, dict[str, Any], type[BaseException] | None]]:
+    """The deterministic input-untouched table: (label, data, kwargs, raises or None), rebuilt fresh per call.
+
+    Every input kind (flat / nested lists, tuples, lists of arrays, byte-swapped and
+    read-only ndarrays, tensors and their views, pinned where pinning exists) through
+    every route (``device=``, ``dtype=`` with a conversion, ``out=``), valid and failing
+    (wrong out shape, dtype disagreeing with out, a value the target dtype cannot hold).
+    The list lengths straddle the multiples of 8 and 64 an in-place padding would target.
+    """
+    rows: list[tuple[str, Any, dict[str, Any], type[BaseException] | None]] = []
+    pinned = hs.pinning_available()
+
+    def out(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
+        base = torch.full((int(np.prod(shape, dtype=np.int64)) + 2,), 77, dtype=dtype, device=device)
+        return base[1:-1].view(shape)  # storage on both sides: a write past out's elements shows
+
+    def sources() -> list[tuple[str, Any]]:
+        t2 = torch.arange(12, dtype=torch.int32).view(3, 4)
+        store = torch.arange(20, dtype=torch.int64)
+        items: list[tuple[str, Any]] = []
+        for n in (1, 3, 7, 8, 9, 65):
+            items.append((f"int list [{n}]", list(range(1, n + 1))))
+        items += [
+            ("float list", [1.5, -0.0, float("nan"), 2.0]),
+            ("bool list", [True, False, True]),
+            ("nested list", [[1, 2, 3], [4, 5, 6]]),
+            ("tuple", (1, 2, 3)),
+            ("mixed list/tuple", [(1, 2), [3, 4]]),
+            (">i4 array", np.arange(1, 6, dtype=">i4")),
+            (">f8 array", np.array([1.5, -2.25, 3.0], dtype=">f8")),
+            (">i4 2-D fortran array", np.asfortranarray(np.arange(1, 7, dtype=">i4").reshape(2, 3))),
+            ("read-only >i2 array", _readonly(np.arange(1, 5, dtype=">i2"))),
+            ("read-only int32 array", _readonly(np.arange(1, 5, dtype=np.int32))),
+            ("reversed array", np.arange(1, 6, dtype=np.int64)[::-1]),
+            ("int32 tensor", torch.arange(1, 6, dtype=torch.int32)),
+            ("transposed tensor view", t2.t()),
+            ("offset tensor view", store[5:9]),
+        ]
+        if pinned:
+            items.append(("pinned tensor", torch.arange(1, 6, dtype=torch.int64).pin_memory()))
+            items.append(("pinned column view", torch.arange(12, dtype=torch.int32).pin_memory().view(6, 2)[:, 0]))
+        return items
+
+    for label, data in sources():
+        shape = tuple(data.shape) if isinstance(data, (np.ndarray, torch.Tensor)) else tuple(np.shape(np.asarray(data)))
+        floaty = isinstance(data, list) and isinstance(data[0], float)
+        rows.append((f"{label} -> device", data, {"device": device}, None))
+        rows.append((f"{label} -> dtype=float64", _fresh(data), {"device": device, "dtype": torch.float64}, None))
+        if not floaty:
+            rows.append((f"{label} -> dtype=int64", _fresh(data), {"device": device, "dtype": torch.int64}, None))
+        if with_out:
+            rows.append((f"{label} -> float32 out", _fresh(data), {"out": out(shape, torch.float32)}, None))
+            rows.append((f"{label} -> out of a wrong shape", _fresh(data), {"out": out((*shape, 2), torch.float32)}, ValueError))
+            rows.append((f"{label} -> dtype disagreeing with out", _fresh(data), {"dtype": torch.float64, "out": out(shape, torch.float32)}, TypeError))
+        big = None if floaty else _with_first(_fresh(data), 2**14)
+        if big is not None:
+            rows.append((f"{label} -> dtype=int8, value too large", big, {"device": device, "dtype": torch.int8}, ValueError))
+    if with_out:
+        # Failing calls on out's side: out made under inference mode (torch's copy_ writes
+        # first, then raises), out overlapping the data's bytes.
+        with torch.inference_mode():
+            inference_out = out((3,), torch.int32)
+        rows.append(("int list -> inference-mode out", [1, 2, 3], {"out": inference_out}, ValueError))
+        shared = torch.arange(8, dtype=torch.float32)
+        rows.append(("tensor -> out overlapping it", shared[:4], {"out": shared[2:6]}, ValueError))
+    return rows
+
+
+def _readonly(arr: np.ndarray) -> np.ndarray:
+    arr.setflags(write=False)
+    return arr
+
+
+def _fresh(data: Any) -> Any:
+    """An independent copy of ``data`` with the same kind, dtype (byte order), layout and flags."""
+    import copy as _copy
+
+    if isinstance(data, torch.Tensor):  # the same storage size, offset and strides, pinned-ness kept
+        storage = data.untyped_storage()
+        raw = torch.empty(storage.nbytes(), dtype=torch.uint8, pin_memory=data.is_pinned())
+        raw.copy_(torch.empty(0, dtype=torch.uint8).set_(storage))
+        return torch.empty(0, dtype=data.dtype).set_(raw.untyped_storage(), data.storage_offset(), data.size(), data.stride())
+    if isinstance(data, np.ndarray):
+        copy_ = np.array(data, copy=True, order="K", dtype=data.dtype)
+        if not data.flags.writeable:
+            copy_.setflags(write=False)
+        return copy_
+    return _copy.deepcopy(data)
+
+
+def _with_first(data: Any, value: int) -> Any:
+    """``data`` (a fresh copy) with its first element set to ``value``; None where that is impossible (tuples)."""
+    if isinstance(data, torch.Tensor):
+        data[(0,) * data.dim()] = value
+        return data
+    if isinstance(data, np.ndarray):
+        was = data.flags.writeable
+        data.setflags(write=True)
+        data[(0,) * data.ndim] = value
+        data.setflags(write=was)
+        return data
+    first = data
+    while isinstance(first[0], (list, tuple)):
+        first = first[0]
+    if not isinstance(first, list):
+        return None
+    first[0] = value
+    return data
+
+
+def prop_input_untouched_table(target: Target, device: torch.device, **overrides: Any) -> None:
+    """input-untouched: a deterministic table of every input kind through every route, valid and failing (see :func:`input_untouched_table`)."""
+    _device_ok(target, device, "input-untouched")
+    del overrides  # deterministic: every row every run
+    for _label, data, kwargs, raises in input_untouched_table(device, with_out="out" in target.capabilities):
+        ch.check_input_untouched(target, data, kwargs, raises=raises)
+
+
+def prop_bad_input_value_table(target: Target, device: torch.device, **overrides: Any) -> None:
+    """bad-input: every value-range kind (NaN/inf/out of range/complex/unsigned) x list, ndarray, tensor x out=, dtype= (a table)."""
+    _device_ok(target, device, "bad-input")
+    del overrides  # deterministic: every row every run
+    with_out = "out" in target.capabilities
+    for bad in hs.value_bad_inputs_table(device):
+        if "out" in bad.kwargs and not with_out:
+            continue
+        ch.check_bad_input(target, bad.data, bad.kwargs, bad.raises, f"{bad.kind} as a {type(bad.data).__name__} via {'out=' if 'out' in bad.kwargs else 'dtype='}")
+
+
+#: (data shape, wrong out shape): inner-dimension mismatches a broadcast would fill,
+#: same-numel reshapes a flat copy would accept, truncations and growths, scalars.
+WRONG_OUT_SHAPES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
+    ((2, 1), (2, 3)),
+    ((1, 3), (2, 3)),
+    ((3,), (2, 3)),
+    ((3,), (1, 3)),
+    ((1,), (4,)),
+    ((), (1,)),
+    ((), (3,)),
+    ((1, 3), (3,)),
+    ((2, 3), (3, 2)),
+    ((6,), (2, 3)),
+    ((2, 3), (6,)),
+    ((4,), (3,)),
+    ((3,), (4,)),
+    ((2, 0), (0,)),
+    ((0,), (2, 0)),
+    ((2, 2, 1), (2, 2, 5)),
+)
+
+
+def _shaped(kind: str, shape: tuple[int, ...]) -> Any:
+    values = np.arange(1, int(np.prod(shape, dtype=np.int64)) + 1, dtype=np.int64).reshape(shape)
+    if kind == "list":
+        return values.tolist()  # a 0-d array's tolist() is a Python int: the scalar case
+    return values if kind == "ndarray" else torch.from_numpy(values.copy())
+
+
+def prop_out_shape_table(target: Target, device: torch.device, **overrides: Any) -> None:
+    """out: a table of wrong out shapes ([[1], [2]] into (2, 3), same-numel reshapes, scalars) x list, ndarray, tensor x contiguous/strided out."""
+    _device_ok(target, device, "out")
+    target.require("out", "out")
+    del overrides  # deterministic: every row every run
+    for data_shape, out_shape in WRONG_OUT_SHAPES:
+        for kind in ("list", "ndarray", "tensor"):
+            for strided in (False, True):
+                n = int(np.prod(out_shape, dtype=np.int64))
+                base = torch.full((2 * n + 1,), 77, dtype=torch.int64, device=device)
+                out = base[1::2].view(out_shape) if strided and n else base[1 : 1 + n].view(out_shape)
+                ch.check_out_shape_rejected(target, _shaped(kind, data_shape), {"out": out})
+
+
 # --------------------------------------------------------------------------- buffer
 
 
@@ -405,7 +683,8 @@ def prop_buffer_copy_sizes(target: Target, device: torch.device, **overrides: An
     target.require("buffer", "buffer")
     del overrides  # deterministic: every size every run
     for capacity in (1, 63, 64, 65, 132, 1000):
-        spec = {"size": (capacity, 3), "dtype": torch.int32, "pin_memory": False, "with_numpy": True}
+        # pinning asked for at odd capacities, whether or not this host has pinned memory (fallback: pageable)
+        spec = {"size": (capacity, 3), "dtype": torch.int32, "pin_memory": capacity % 2 == 1, "with_numpy": True}
         values = torch.arange(capacity * 3, dtype=torch.int32).view(capacity, 3) + 1
         for n in sorted({0, 1, capacity - 1, capacity}):
             for check in (cb.check_copy_to_gpu, cb.check_copy_to_cpu):
@@ -439,7 +718,10 @@ def prop_buffer_state_machine(target: Target, device: torch.device, **overrides:
     kw: dict[str, Any] = {"suppress_health_check": _SUPPRESS, "deadline": None, "stateful_step_count": 12}
     kw["max_examples"] = min(settings().max_examples, 25)
     kw.update(overrides)
-    run_state_machine_as_test(machine, settings=settings(**kw))
+    try:
+        run_state_machine_as_test(machine, settings=settings(**kw))
+    except Flaky as exc:
+        raise _nondeterministic(exc, "buffer", "prop_buffer_state_machine") from exc
 
 
 # --------------------------------------------------------------------------- cpu-path
@@ -671,12 +953,13 @@ def prop_device_hygiene(target: Target, device: torch.device, **overrides: Any) 
 
 #: catalogue id -> properties that check it.
 PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
-    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_multi_mb, prop_values_dtype_matrix),
+    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_multi_mb, prop_values_dtype_matrix, prop_values_layouts),
     "dtype": (prop_dtype_resolution, prop_dtype_mismatch),
-    "out": (prop_out_written, prop_out_shape_rejected),
+    "out": (prop_out_written, prop_out_shape_table, prop_out_shape_rejected),
     "target": (prop_no_target,),
     "no-alias": (prop_no_alias, prop_no_alias_layouts),
-    "bad-input": (prop_bad_input,),
+    "bad-input": (prop_bad_input_value_table, prop_bad_input),
+    "input-untouched": (prop_input_untouched_table, prop_input_untouched),
     "buffer": (prop_buffer_init, prop_buffer_numpy_rejected, prop_buffer_roundtrip, prop_buffer_copy, prop_buffer_copy_sizes, prop_buffer_bad_rows, prop_buffer_state_machine),
     "cpu-path": (prop_cpu_path,),
     "staging": (prop_staging, prop_staging_strided_pinned, prop_pinned_not_restaged),

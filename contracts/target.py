@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -26,7 +27,23 @@ import torch
 
 from ._report import NotApplicable
 
-__all__ = ["CAPABILITIES", "Target", "load_target", "BUILTIN_TARGETS"]
+__all__ = ["CAPABILITIES", "Target", "last_call", "load_target", "BUILTIN_TARGETS"]
+
+_LAST = threading.local()
+
+
+def last_call() -> str:
+    """The last call a contract made into a target's ``async_tensor_h2d`` (this thread), as Python source; '' if none."""
+    recorded = getattr(_LAST, "call", None)
+    if recorded is None:
+        return ""
+    from ._report import repro_call
+
+    fn, data, kwargs = recorded
+    try:
+        return repro_call(data, kwargs, fn=fn)
+    except Exception:  # noqa: BLE001 - a report helper must not fail the report
+        return f"{fn}(<{type(data).__name__}>, {sorted(kwargs)})"
 
 #: Capabilities a target may declare.
 #: - "out": ``async_tensor_h2d`` accepts ``out=``
@@ -98,9 +115,35 @@ class Target:
         """Whether the main function may be pointed at ``device``."""
         return device.type == "cpu" or "cuda" in self.capabilities
 
+    @property
+    def fn_name(self) -> str:
+        """The function name ``call:`` lines use: ``async_tensor_h2d``, or ``async_tensor_h2d_cpu`` for a CPU-variant entry point."""
+        return "async_tensor_h2d_cpu" if self.name.endswith("[cpu-variant]") else "async_tensor_h2d"
+
     def call(self, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
-        """Call the main function the way the tests do."""
+        """Call the main function the way the tests do (recorded for :func:`last_call`)."""
+        _LAST.call = (self.fn_name, data, kwargs)
         return self.async_tensor_h2d(data, **kwargs)
+
+    def cpu_variant_target(self) -> "Target":
+        """The CPU-platform variant as a target of its own, so every host contract runs against it too.
+
+        Same ``out`` capability as the main function, no ``cuda``, no buffer; its name
+        is ``<name>[cpu-variant]``. Raises NotApplicable without a declared variant.
+        """
+        self.require("cpu-variant", "cpu-variant entry point")
+        return Target(
+            name=f"{self.name}[cpu-variant]",
+            async_tensor_h2d=self.cpu_variant,  # type: ignore[arg-type]
+            capabilities=frozenset(self.capabilities & {"out"}),
+            pin_memory_available=lambda: False,
+            version=self.version,
+            notes=f"the CPU-platform variant of {self.name}",
+        )
+
+    def entry_points(self) -> list["Target"]:
+        """Every ``async_tensor_h2d`` entry point the target declares: the main function, then the CPU variant if any."""
+        return [self] + ([self.cpu_variant_target()] if "cpu-variant" in self.capabilities else [])
 
 
 def _reference() -> Target:

@@ -135,8 +135,11 @@ def _numpy_to_tensor(arr: np.ndarray) -> torch.Tensor:
         arr = arr.view(np.dtype(arr.dtype.str))
     if any(s < 0 or s % arr.itemsize for s in arr.strides):
         # Negative strides (e.g. a[::-1]) and strides that are not a multiple of the item
-        # size (a field of a structured array): torch tensors cannot express them.
-        arr = np.ascontiguousarray(arr)
+        # size (a field of a structured array): torch tensors cannot express them. A fresh
+        # C-order copy, not np.ascontiguousarray: numpy counts an array whose only odd
+        # strides are on size-1 dimensions as contiguous and returns it unchanged
+        # (np.flip(np.array([7])) keeps its stride -8), which torch.from_numpy refuses.
+        arr = np.array(arr, order="C", copy=True)
     try:
         if arr.flags.writeable:
             return torch.from_numpy(arr)
@@ -154,7 +157,7 @@ _PLAIN_LEAVES = frozenset({bool, int, float, complex})
 
 
 def _has_typed_leaf(data: Any) -> bool:
-    """Whether a nested list/tuple holds a numpy scalar or a tensor anywhere among its leaves.
+    """Whether a nested list/tuple holds a numpy scalar, an ndarray or a tensor anywhere among its elements.
 
     One C-level ``set(map(type, level))`` per nesting level settles the common case (only
     Python numbers) without a Python loop over the elements: 4096 ints cost ~76 us
@@ -170,7 +173,7 @@ def _has_typed_leaf(data: Any) -> bool:
                 continue
             if isinstance(item, (list, tuple)):
                 stack.append(item)
-            elif isinstance(item, (np.generic, torch.Tensor)):
+            elif isinstance(item, (np.generic, np.ndarray, torch.Tensor)):
                 return True
     return False
 
@@ -224,7 +227,10 @@ def as_source_tensor(data: Any, *, infer_dtype: bool = True) -> tuple[torch.Tens
         ``(source, own_dtype)``: ``source`` is a CPU tensor that may alias ``data`` and
         must only be read; ``own_dtype`` follows ``torch.tensor``'s inference for lists
         (bool -> torch.bool, int -> torch.int64, float -> the default dtype, complex ->
-        the default complex dtype) and the array's or tensor's own dtype otherwise.
+        the default complex dtype; numpy scalars, ndarrays and tensors inside a list keep
+        their dtype as ``torch.tensor(data)`` does: ``[np.array([1.5], np.float64)]`` is
+        float64, a list of int32 arrays int32; where ``torch.tensor`` refuses such a
+        list, numpy's dtype for it) and the array's or tensor's own dtype otherwise.
 
     Raises:
         TypeError: ``data`` is of an unsupported kind (None, str, dict, generator, object
@@ -257,11 +263,16 @@ def as_source_tensor(data: Any, *, infer_dtype: bool = True) -> tuple[torch.Tens
         if not infer_dtype:
             return source, source.dtype
         if _has_typed_leaf(data):
-            # Numpy scalars / 0-d tensors among the leaves: torch.tensor's inference mixes
-            # their dtypes with Python numbers by rules of its own ([np.float32(1.5), 2.5]
-            # is float32, numpy says float64), so ask it (only the dtype is kept).
+            # Numpy scalars, ndarrays or tensors among the elements: torch.tensor's
+            # inference keeps their dtypes and mixes them with Python numbers by rules of
+            # its own ([np.float32(1.5), 2.5] is float32, numpy says float64; a list of
+            # int32 arrays is int32), so ask it (only the dtype is kept). Where
+            # torch.tensor refuses the list (multi-element tensors inside it, 0-d arrays
+            # mixed with numbers), numpy's dtype for it is used.
             try:
-                return source, torch.tensor(data).dtype
+                with warnings.catch_warnings():  # "Creating a tensor from a list of numpy.ndarrays is extremely slow"
+                    warnings.simplefilter("ignore", UserWarning)
+                    return source, torch.tensor(data).dtype
             except (TypeError, ValueError, RuntimeError, OverflowError):
                 return source, source.dtype
         kind = arr.dtype.kind

@@ -34,7 +34,7 @@ class Mutant:
     name: str
     factory: Callable[[], Target]
     killed_by: tuple[str, ...]
-    needs: str = "cpu"  # "cpu", "cuda" or "2gpu"
+    needs: str = "cpu"  # "cpu", "cuda", "2gpu", or "no-pinning" (a host without pinned memory: the bug only exists there)
 
     @property
     def doc(self) -> str:
@@ -480,3 +480,98 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("completion_event_on_current_device", completion_event_on_current_device, ("device-hygiene",), "2gpu"),
     ]
 }
+
+
+# --------------------------------------------------------------------------- added for issue 9 (input-untouched, entry points)
+
+
+def byteswap_in_place() -> Target:
+    """a non-native byte order (``>i4``) is fixed in place on the caller's array (``byteswap(inplace=True)``): the caller's values turn to garbage."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if isinstance(data, np.ndarray) and not data.dtype.isnative and data.flags.writeable and data.dtype.itemsize > 1:
+            data = data.byteswap(inplace=True).view(data.dtype.newbyteorder("="))
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("byteswap_in_place", fn)
+
+
+def int_list_padded_in_place() -> Target:
+    """a 1-D int list is padded to a multiple of 8 in place (``data += [0] * pad``) "for alignment": the caller's list grows."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if type(data) is list and data and all(type(v) is int for v in data) and len(data) % 8 and out is None:
+            n = len(data)
+            data += [0] * (-n % 8)
+            return R.async_tensor_h2d(data, device, dtype)[:n]
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("int_list_padded_in_place", fn)
+
+
+
+def cpu_variant_returns_caller_memory() -> Target:
+    """the CPU-platform variant returns ``torch.as_tensor(data)`` when no conversion is needed: the caller's own memory, not a copy."""
+
+    def cpu(data, device=None, dtype=None, out=None):
+        if out is None and isinstance(data, (np.ndarray, torch.Tensor)):
+            shared = torch.as_tensor(data) if not isinstance(data, np.ndarray) or data.dtype.isnative else None
+            if shared is not None and (dtype is None or dtype == shared.dtype) and device is not None:
+                R.async_tensor_h2d_cpu(data, device, dtype)  # validation, result dropped
+                return shared
+        return R.async_tensor_h2d_cpu(data, device, dtype, out)
+
+    return _target("cpu_variant_returns_caller_memory", cpu_variant=cpu)
+
+
+def copy_to_cpu_returns_gpu_view() -> Target:
+    """copy_to_cpu(n) copies the right rows but returns ``.gpu[:n]`` (the source) instead of ``.cpu[:n]``."""
+
+    class B(_Buffer):
+        def copy_to_cpu(self, n=None):
+            super().copy_to_cpu(n)
+            return self.gpu if n is None else self.gpu[: self._rows(n)]
+
+    return _target("copy_to_cpu_returns_gpu_view", buffer_cls=B)
+
+
+
+def tensor_into_out_unchecked() -> Target:
+    """a tensor written into ``out`` skips the range/NaN check (``out.copy_(data)``): ``torch.tensor([2**40])`` into an int32 out wraps to 0."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if isinstance(data, torch.Tensor) and out is not None and (dtype is None or dtype == out.dtype):
+            try:
+                return R.async_tensor_h2d(data, device, dtype, out)
+            except ValueError as exc:
+                if "out of range" not in str(exc) and "cannot be converted" not in str(exc):
+                    raise
+                return out.copy_(data)
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("tensor_into_out_unchecked", fn)
+
+
+def buffer_pin_without_fallback() -> Target:
+    """CpuGpuBuffer passes ``pin_memory=True`` straight to torch: on a host without pinned memory the constructor raises RuntimeError."""
+
+    class B(_Buffer):
+        def __init__(self, *size, dtype, device, pin_memory=None, with_numpy=True):
+            if pin_memory:
+                torch.zeros(1, pin_memory=True)  # the unguarded allocation (raises where pinning is unavailable)
+            super().__init__(*size, dtype=dtype, device=device, pin_memory=pin_memory, with_numpy=with_numpy)
+
+    return _target("buffer_pin_without_fallback", buffer_cls=B)
+
+
+MUTANTS.update(
+    (m.name, m)
+    for m in [
+        Mutant("byteswap_in_place", byteswap_in_place, ("input-untouched",)),
+        Mutant("int_list_padded_in_place", int_list_padded_in_place, ("input-untouched",)),
+        Mutant("cpu_variant_returns_caller_memory", cpu_variant_returns_caller_memory, ("no-alias",)),
+        Mutant("copy_to_cpu_returns_gpu_view", copy_to_cpu_returns_gpu_view, ("buffer",)),
+        Mutant("tensor_into_out_unchecked", tensor_into_out_unchecked, ("bad-input",)),
+        Mutant("buffer_pin_without_fallback", buffer_pin_without_fallback, ("buffer",), "no-pinning"),
+    ]
+)

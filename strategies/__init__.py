@@ -6,10 +6,14 @@ other arguments (:func:`devices`, :func:`out_buffers`, :func:`wrong_shapes`,
 :func:`h2d_calls`, :func:`buffer_specs`, :func:`row_counts`, :func:`bad_inputs`).
 """
 
-from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, USER_DTYPES
+from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, TARGET_DTYPES, UNSIGNED_WIDE_DTYPES, USER_DTYPES
 from .calls import (
     OUT_KINDS,
     POISON,
+    ROUTES,
+    VALUE_KINDS,
+    value_bad_inputs_table,
+    value_case,
     BadInput,
     H2DCall,
     bad_inputs,
@@ -39,7 +43,13 @@ __all__ = [
     "OUT_KINDS",
     "POISON",
     "TENSOR_LAYOUTS",
+    "TARGET_DTYPES",
+    "UNSIGNED_WIDE_DTYPES",
     "USER_DTYPES",
+    "ROUTES",
+    "VALUE_KINDS",
+    "value_bad_inputs_table",
+    "value_case",
     "BadInput",
     "H2DCall",
     "bad_inputs",

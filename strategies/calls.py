@@ -11,11 +11,15 @@ import numpy as np
 import torch
 from hypothesis import strategies as st
 
-from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, USER_DTYPES, is_integer
+from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, UNSIGNED_WIDE_DTYPES, USER_DTYPES, is_integer
 from .host import host_data, nested_lists, numpy_arrays, cpu_tensors, pinning_available, shapes, torch_dtypes
 
 __all__ = [
     "OUT_KINDS",
+    "ROUTES",
+    "VALUE_KINDS",
+    "value_bad_inputs_table",
+    "value_case",
     "BadInput",
     "H2DCall",
     "bad_inputs",
@@ -123,7 +127,7 @@ def h2d_calls(
     draw: Any,
     device: torch.device,
     *,
-    kinds: tuple[str, ...] = ("list", "ndarray", "tensor"),
+    kinds: tuple[str, ...] = ("list", "ndarray", "tensor", "list-of-arrays"),
     out: bool | None = None,
     dtype: bool | None = None,
     pass_device: bool | None = None,
@@ -142,7 +146,7 @@ def h2d_calls(
     """
     use_out = draw(st.booleans(), label="pass out") if out is None else out
     use_dtype = draw(st.booleans(), label="pass dtype") if dtype is None else dtype
-    target = draw(torch_dtypes(), label="target dtype") if (use_dtype or use_out) else None
+    target = draw(torch_dtypes(unsigned_wide=True), label="target dtype") if (use_dtype or use_out) else None
     data = draw(host_data(kinds=kinds, target_dtype=target, pinned=pinned, shape=shape), label="data")
     kwargs: dict[str, Any] = {}
     if use_dtype:
@@ -172,14 +176,16 @@ def buffer_specs(draw: Any, *, max_rows: int = 8, numpy_only: bool = False) -> d
     """Keyword sets for ``CpuGpuBuffer(*size, dtype=..., pin_memory=..., with_numpy=...)``.
 
     Returns a dict with ``size`` (a tuple, rows first, 0 rows allowed), ``dtype``,
-    ``pin_memory`` (only True where pinning exists) and ``with_numpy`` (False for
+    ``pin_memory`` (True or False, also where pinning is unavailable: the documented
+    fallback is pageable memory) and ``with_numpy`` (False for
     dtypes numpy lacks, or when drawn). ``device`` is left to the caller.
     """
     rows = draw(st.integers(0, max_rows), label="rows")
     rest = draw(st.lists(st.integers(1, 3), max_size=2), label="row shape")
     dtype = draw(torch_dtypes(exclude=() if not numpy_only else tuple(d for d in USER_DTYPES + FLOAT8_DTYPES if d not in NUMPY_OF)), label="dtype")
     with_numpy = dtype in NUMPY_OF and draw(st.booleans(), label="with_numpy")
-    pin = draw(st.booleans(), label="pin_memory") if pinning_available() else False
+    # Pinning asked for where it is unavailable too: the buffer must fall back to pageable memory.
+    pin = draw(st.booleans(), label="pin_memory")
     return {"size": (rows, *rest), "dtype": dtype, "pin_memory": pin, "with_numpy": with_numpy}
 
 
@@ -213,6 +219,91 @@ class BadInput:
         from contracts._report import repro_call
 
         return f"BadInput({self.kind!r}, expects {self.raises.__name__}): {repro_call(self.data, self.kwargs)}"
+
+
+#: The routes a target dtype reaches a call by.
+ROUTES = ("out", "dtype")
+
+_INT_TARGETS = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64) + UNSIGNED_WIDE_DTYPES
+_FLOAT_CARRIERS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+#: Value-range bad-input kinds -> (the data kinds that can carry them, what they are).
+#: Each is drawn over every carrier (list, ndarray, tensor) and route (``out=``, ``dtype=``).
+VALUE_KINDS: dict[str, tuple[tuple[str, ...], str]] = {
+    "nan-to-int": (("list", "ndarray", "tensor"), "a NaN into an integer dtype"),
+    "inf-to-int": (("list", "ndarray", "tensor"), "+-inf into an integer dtype"),
+    "out-of-range-int": (("list", "ndarray", "tensor"), "2**40 into a narrower integer dtype"),
+    "out-of-range-uint8": (("list", "ndarray", "tensor"), "-1 (or -0.5) into uint8"),
+    "int-beyond-int64": (("list",), "2**64 into int64 (only a Python int can hold it)"),
+    "uint32-out-of-range": (("list", "ndarray", "tensor"), "2**31 (a uint32) into int32"),
+    "complex-to-real": (("list", "ndarray", "tensor"), "1+2j into a real dtype"),
+    "negative-into-unsigned": (("list", "ndarray", "tensor"), "-1 into uint16/uint32/uint64"),
+    "beyond-unsigned-range": (("list", "ndarray", "tensor"), "max+1 into uint16/uint32"),
+}
+
+
+def value_case(kind: str, carrier: str, n: int, pick: int = 0) -> tuple[Any, torch.dtype]:
+    """``(data, target dtype)`` for a value-range bad-input ``kind`` carried as ``carrier`` ("list", "ndarray", "tensor").
+
+    ``pick`` chooses among the kind's variants (target dtype, source dtype) deterministically.
+    """
+
+    def carry(values: list, np_dtype: Any, t_dtype: torch.dtype) -> Any:
+        if carrier == "list":
+            return values
+        if carrier == "ndarray":
+            return np.array(values, dtype=np_dtype)
+        return torch.tensor(values, dtype=t_dtype)
+
+    if kind in ("nan-to-int", "inf-to-int"):
+        bad = float("nan") if kind == "nan-to-int" else (float("inf") if pick % 2 else float("-inf"))
+        src = _FLOAT_CARRIERS[pick % len(_FLOAT_CARRIERS)]
+        np_src = np.float16 if src is torch.float16 else np.float32 if src is torch.float32 else np.float64
+        return carry([bad] + [1.0] * (n - 1), np_src, src), _INT_TARGETS[pick % len(_INT_TARGETS)]
+    if kind == "out-of-range-int":
+        narrow = [d for d in _INT_TARGETS if d is not torch.int64 and d is not getattr(torch, "uint64", None)]
+        return carry([1] * (n - 1) + [2**40], np.int64, torch.int64), narrow[pick % len(narrow)]
+    if kind == "out-of-range-uint8":
+        if pick % 2:
+            return carry([-0.5] + [1.0] * (n - 1), np.float64, torch.float64), torch.uint8
+        return carry([-1] + [1] * (n - 1), np.int16, torch.int16), torch.uint8
+    if kind == "int-beyond-int64":
+        return [2**64] * n, torch.int64
+    if kind == "uint32-out-of-range":
+        return carry([2**31] * n, np.uint32, getattr(torch, "uint32", torch.int64)), torch.int32
+    if kind == "complex-to-real":
+        reals = (torch.float32, torch.float64, torch.int32, torch.int64)
+        return carry([1 + 2j] * n, np.complex128, torch.complex64), reals[pick % len(reals)]
+    if kind == "negative-into-unsigned":
+        targets = UNSIGNED_WIDE_DTYPES or (torch.uint8,)
+        if pick % 2:
+            return carry([-1.0] * n, np.float64, torch.float32), targets[pick % len(targets)]
+        return carry([-1] * n, np.int64, torch.int64), targets[pick % len(targets)]
+    if kind == "beyond-unsigned-range":
+        targets = [d for d in UNSIGNED_WIDE_DTYPES if d is not getattr(torch, "uint64", None)] or [torch.uint8]
+        dt = targets[pick % len(targets)]
+        return carry([1] * (n - 1) + [int(torch.iinfo(dt).max) + 1], np.int64, torch.int64), dt
+    raise ValueError(f"{kind!r} is not a value-range bad-input kind; pick one of {sorted(VALUE_KINDS)}")
+
+
+def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
+    """Every value-range kind x every carrier x every route x every variant: a deterministic table (no luck needed)."""
+    from contracts.errors import BAD_INPUT_KINDS
+
+    rows: list[BadInput] = []
+    for kind, (carriers, _) in VALUE_KINDS.items():
+        variants = 8 if kind in ("nan-to-int", "inf-to-int") else 4
+        for carrier in carriers:
+            for route in ROUTES:
+                for pick in range(variants):
+                    data, dt = value_case(kind, carrier, 3, pick)
+                    if route == "out":
+                        base = torch.full((5,), 77, dtype=dt, device=device)
+                        kwargs: dict[str, Any] = {"out": base[1:4]}
+                    else:
+                        kwargs = {"dtype": dt, "device": device}
+                    rows.append(BadInput(kind, data, kwargs, BAD_INPUT_KINDS[kind]))
+    return rows
 
 
 def _gen():
@@ -264,18 +355,14 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         return BadInput(kind, np.array(["a"] * n), {"out": out_for((n,))}, raises)
     if kind == "datetime-array":
         return BadInput(kind, np.array(["2026-11-30"] * n, dtype="datetime64[D]"), {"out": out_for((n,))}, raises)
-    if kind == "nan-to-int":
-        return BadInput(kind, [float("nan")] + [1.0] * (n - 1), {"out": out_for((n,), torch.int32)}, raises)
-    if kind == "inf-to-int":
-        return BadInput(kind, np.array([np.inf] * n), {"out": out_for((n,), torch.int64)}, raises)
-    if kind == "out-of-range-int":
-        return BadInput(kind, [2**40] * n, {"out": out_for((n,), torch.int32)}, raises)
-    if kind == "out-of-range-uint8":
-        return BadInput(kind, torch.full((n,), -1, dtype=torch.int16), {"dtype": torch.uint8, "device": device}, raises)
-    if kind == "int-beyond-int64":
-        return BadInput(kind, [2**64] * n, {"out": out_for((n,), torch.int64)}, raises)
-    if kind == "complex-to-real":
-        return BadInput(kind, [1 + 2j] * n, {"out": out_for((n,), torch.float32)}, raises)
+    if kind in VALUE_KINDS:
+        carriers = VALUE_KINDS[kind][0]
+        carrier = draw(st.sampled_from(carriers), label="data kind")
+        route = draw(st.sampled_from(ROUTES), label="route")
+        pick = draw(st.integers(0, 7), label="variant")
+        data, dt = value_case(kind, carrier, n, pick)
+        kwargs = {"out": out_for((n,), dt)} if route == "out" else {"dtype": dt, "device": device}
+        return BadInput(kind, data, kwargs, raises)
     if kind == "wrong-shape-out":
         return BadInput(kind, good, {"out": out_for((n + 1,))}, raises)
     if kind == "broadcastable-out":

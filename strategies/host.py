@@ -24,7 +24,7 @@ import torch
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, USER_DTYPES, int_range, is_integer
+from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, UNSIGNED_WIDE_DTYPES, USER_DTYPES, int_range, is_integer
 
 __all__ = [
     "ARRAY_LAYOUTS",
@@ -39,7 +39,7 @@ __all__ = [
 ]
 
 TENSOR_LAYOUTS = ("contiguous", "transposed", "sliced", "offset", "expanded", "channels_last")
-ARRAY_LAYOUTS = ("contiguous", "fortran", "reversed", "sliced", "offset", "broadcast", "byteswapped", "readonly")
+ARRAY_LAYOUTS = ("contiguous", "fortran", "reversed", "flipped", "sliced", "offset", "broadcast", "byteswapped", "readonly")
 
 
 def pinning_available() -> bool:
@@ -49,15 +49,17 @@ def pinning_available() -> bool:
     return torch_pin_memory_available()
 
 
-def torch_dtypes(*, float8: bool = True, exclude: tuple[torch.dtype, ...] = ()) -> st.SearchStrategy[torch.dtype]:
+def torch_dtypes(*, float8: bool = True, unsigned_wide: bool = False, exclude: tuple[torch.dtype, ...] = ()) -> st.SearchStrategy[torch.dtype]:
     """The dtypes users pass: bool, (u)int8..int64, float16, bfloat16, float32, float64, float8.
 
     - float8: include the installed torch's float8 dtypes (default True).
+    - unsigned_wide: include uint16/uint32/uint64 (default False: data of these dtypes
+      has few torch kernels; as *target* dtypes they are drawn by ``h2d_calls``).
     - exclude: dtypes to leave out.
 
     Shrinks toward ``torch.bool`` then the small integer dtypes.
     """
-    choices = [d for d in USER_DTYPES + (FLOAT8_DTYPES if float8 else ()) if d not in exclude]
+    choices = [d for d in USER_DTYPES + (FLOAT8_DTYPES if float8 else ()) + (UNSIGNED_WIDE_DTYPES if unsigned_wide else ()) if d not in exclude]
     return st.sampled_from(choices)
 
 
@@ -226,6 +228,10 @@ def _array_layout(arr: np.ndarray, layout: str) -> np.ndarray:
         return np.asfortranarray(arr)
     if layout == "reversed" and arr.ndim >= 1:
         return np.ascontiguousarray(arr[::-1])[::-1]
+    if layout == "flipped" and arr.ndim >= 1:
+        # Every axis reversed, size-1 axes included (np.flip keeps their negative stride,
+        # which np.ascontiguousarray then leaves in place: np.flip(np.array([7]))).
+        return np.flip(np.flip(arr).copy())
     if layout == "sliced" and arr.ndim >= 1:
         store = np.zeros(arr.shape[:-1] + (2 * arr.shape[-1] + 1,), dtype=arr.dtype)
         store[..., 1::2] = arr
@@ -324,14 +330,28 @@ def host_data(
     shape: tuple[int, ...] | st.SearchStrategy[tuple[int, ...]] | None = None,
     dtype: torch.dtype | None = None,
 ) -> Any:
-    """Any host data a user passes: a nested list, a numpy array or a CPU tensor.
+    """Any host data a user passes: a nested list, a numpy array, a CPU tensor, or a list of arrays.
 
-    - kinds: which kinds to draw from ("list", "ndarray", "tensor").
+    - kinds: which kinds to draw from ("list", "ndarray", "tensor", "list-of-arrays": a
+      list or tuple of same-shaped ndarrays, at least 2-D overall).
     - target_dtype: if given, every value is representable in it.
     - pinned: for tensors, as in :func:`cpu_tensors`.
     - shape / dtype: fix the shape or the source dtype (dtype must suit every kind drawn).
     """
     kind = draw(st.sampled_from(kinds), label="data kind")
+    if kind == "list-of-arrays":
+        # A list (or tuple) of same-shaped ndarrays: torch.tensor keeps their dtype.
+        fixed = shape if shape is not None and not isinstance(shape, st.SearchStrategy) else None
+        if fixed is not None and len(fixed) < 2:
+            kind = "list"
+        else:
+            whole = fixed if fixed is not None else draw(shapes(min_dims=2) if shape is None else shape.filter(lambda s: len(s) >= 2), label="shape")
+            np_dtype = dtype if dtype in NUMPY_OF else draw(st.sampled_from(list(NUMPY_OF)), label="array dtype")
+            rows = [
+                draw(numpy_arrays(np_dtype, tuple(whole[1:]), layout=draw(st.sampled_from(("contiguous", "fortran", "flipped", "sliced")), label="layout"), target_dtype=target_dtype))
+                for _ in range(whole[0])
+            ]
+            return tuple(rows) if draw(st.booleans(), label="tuple") else rows
     if kind == "list":
         list_kind = None
         if dtype is not None:

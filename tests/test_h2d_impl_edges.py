@@ -15,6 +15,7 @@ import pytest
 import torch
 
 from contracts import h2d as ch
+from contracts import repro_call
 from contracts.oracle import assert_same_values
 
 CPU = torch.device("cpu")
@@ -22,7 +23,7 @@ CPU = torch.device("cpu")
 
 def _ok(target, data, dtype, want):
     result = ch.check_values(target, data, {"device": CPU, "dtype": dtype})
-    assert_same_values(result, torch.tensor(want, dtype=dtype), contract="edge", call=f"async_tensor_h2d({data!r}, dtype={dtype})")
+    assert_same_values(result, torch.tensor(want, dtype=dtype), contract="values", call=repro_call(data, {"device": CPU, "dtype": dtype}))
 
 
 def _rejected(target, data, dtype):
@@ -42,6 +43,7 @@ FLOAT_LIMITS = [
 ]
 
 
+@pytest.mark.contract("values", "bad-input")
 @pytest.mark.parametrize("dtype, accepted, rejected", FLOAT_LIMITS, ids=[str(d[0]) for d in FLOAT_LIMITS])
 def test_float_limits_into_integer_dtypes(target, dtype, accepted, rejected):
     """Documented rule: a finite float must itself lie in ``[min, max]`` of the integer dtype; accepted ones truncate toward zero."""
@@ -62,6 +64,7 @@ INT_LIMITS = [
 ]
 
 
+@pytest.mark.contract("values", "bad-input")
 @pytest.mark.parametrize("src, dtype, accepted, rejected", INT_LIMITS, ids=[f"{np.dtype(s[0])}->{s[1]}" for s in INT_LIMITS])
 def test_integer_limits_into_narrower_dtypes(target, src, dtype, accepted, rejected):
     """Documented rule: integer -> narrower integer keeps every value in the target's range, else ValueError."""
@@ -71,6 +74,7 @@ def test_integer_limits_into_narrower_dtypes(target, src, dtype, accepted, rejec
         _rejected(target, np.array([accepted[0], v], dtype=src), dtype)
 
 
+@pytest.mark.contract("values", "bad-input")
 @pytest.mark.parametrize("src, dtype", [(np.uint16, torch.uint8), (np.uint32, torch.int32), (np.uint64, torch.int64)], ids=["u16->u8", "u32->i32", "u64->i64"])
 def test_unsigned_sources_into_narrower_dtypes(target, src, dtype):
     """uint16/32/64 are supported dtypes (h2d_impl.SUPPORTED_DTYPES): in-range values convert, out-of-range ones raise ValueError.
@@ -81,6 +85,7 @@ def test_unsigned_sources_into_narrower_dtypes(target, src, dtype):
     _rejected(target, np.array([np.iinfo(src).max], dtype=src), dtype)
 
 
+@pytest.mark.contract("values", "bad-input")
 def test_list_ints_between_int64_and_uint64_max(target):
     """``[2**63]``: out of range for the list's own dtype (int64): ValueError; with ``dtype=torch.uint64`` the value fits.
 
@@ -101,11 +106,12 @@ def test_non_native_byte_order(target, dt):
     arr = np.array([0, 1, 3, 200], dtype=dt)
     result = ch.check_values(target, arr, {"device": CPU})
     want = torch.from_numpy(arr.astype(arr.dtype.newbyteorder("=")))
-    assert_same_values(result, want, contract="edge", call=f"async_tensor_h2d(np.array([0, 1, 3, 200], dtype={dt!r}))")
+    assert_same_values(result, want, contract="values", call=repro_call(arr, {"device": CPU}))
     out = torch.full((4,), -1, dtype=torch.int64)
     ch.check_out_written_exactly(target, arr.real if arr.dtype.kind == "c" else arr, {"out": out})
 
 
+@pytest.mark.contract("values", "bad-input")
 def test_float8_into_integer_dtype(target):
     """float8 sources into integer dtypes are range-checked like any float (torch has no isfinite for float8)."""
     f8 = getattr(torch, "float8_e4m3fn")
@@ -119,6 +125,7 @@ def test_float8_into_integer_dtype(target):
 # --------------------------------------------------------------------------- CpuGpuBuffer constructor
 
 
+@pytest.mark.contract("buffer")
 def test_buffer_defaults_and_index_sizes(target):
     """``with_numpy`` defaults to True (``.np`` aliases ``.cpu``); sizes accept any integer with ``__index__`` (numpy ints)."""
     target.require("buffer", "buffer")
@@ -135,6 +142,7 @@ def test_buffer_defaults_and_index_sizes(target):
             target.buffer_cls(2, dtype=bad, device=CPU, with_numpy=False)
 
 
+@pytest.mark.contract("buffer")
 def test_buffer_devices_under_a_default_device_context(target):
     """``.cpu`` is host memory and ``.gpu`` is on ``device`` even inside ``with torch.device(...)``.
 
@@ -149,6 +157,7 @@ def test_buffer_devices_under_a_default_device_context(target):
     assert not buf.gpu.any() and not buf.cpu.any()
 
 
+@pytest.mark.contract("values")
 @pytest.mark.parametrize("data", [[1, 2], np.arange(3), torch.arange(4).view(2, 2).t()], ids=["list", "ndarray", "tensor"])
 def test_h2d_under_a_default_device_context(target, data):
     """``async_tensor_h2d(data, device="cpu")`` inside ``with torch.device("meta")`` still returns a host tensor.
@@ -158,7 +167,7 @@ def test_h2d_under_a_default_device_context(target, data):
     with torch.device("meta"):
         result = target.async_tensor_h2d(data, device=CPU)
     assert result.device.type == "cpu", f"result on {result.device}"
-    assert_same_values(result, torch.as_tensor(np.asarray(data)).contiguous(), contract="edge", call="under torch.device('meta')")
+    assert_same_values(result, torch.as_tensor(np.asarray(data)).contiguous(), contract="values", call=f"with torch.device('meta'): {repro_call(data, {'device': CPU})}")
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA: on a CPU-only machine every CUDA target is already rejected as unavailable")

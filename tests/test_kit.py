@@ -194,3 +194,70 @@ def test_one_worker_per_gpu_hook_registered_with_xdist(pytestconfig):
     if hook is not None:
         want = torch.cuda.device_count() if torch.cuda.is_available() else None
         assert hook.pytest_xdist_auto_num_workers(pytestconfig) == (want or None)
+
+
+# --------------------------------------------------------------------------- nondeterministic targets
+
+
+def test_nondeterministic_target_is_reported_as_such():
+    """A target that answers differently on the same input: a ContractViolation saying so and naming the call,
+    not Hypothesis's Flaky error blaming the data generation."""
+    import h2d_impl
+
+    wrong_once = {"done": False}
+
+    def first_call_wrong(data, device=None, dtype=None, out=None):
+        result = h2d_impl.async_tensor_h2d(data, device, dtype, out)
+        if not wrong_once["done"] and result.numel():  # wrong once, right when the same input is replayed
+            wrong_once["done"] = True
+            result = result.clone()
+            result.view(torch.uint8).reshape(-1)[0] ^= 1
+        return result
+
+    target = Target(name="flaky", async_tensor_h2d=first_call_wrong, capabilities=frozenset())
+    with pytest.raises(ContractViolation, match=r"(?s)^\[values\] nondeterministic target: prop_values got a different outcome.*last call made: async_tensor_h2d\(") as info:
+        P.prop_values(target, torch.device("cpu"), database=None, max_examples=5)
+    assert "device=" in str(info.value)
+
+
+# --------------------------------------------------------------------------- input-untouched snapshots
+
+
+def test_input_guard_names_the_change():
+    """The input-untouched snapshot sees a nested element, a NaN payload, a dtype's byte order and the writeable flag."""
+    import struct
+
+    from contracts.untouched import InputGuard
+
+    nested = [[1, 2], [3, 4]]
+    guard = InputGuard(nested, {})
+    nested[1][0] = 5
+    assert guard.data_changed(valid=True) == "data[1][0]: changed"
+    nan = struct.unpack("<d", struct.pack("<Q", 0x7FF8000000000001))[0]
+    floats = [float("nan")]
+    guard = InputGuard(floats, {})
+    floats[0] = nan  # another NaN payload: a different value bit for bit
+    assert guard.data_changed(valid=True)
+    arr = np.arange(3, dtype=">i4")
+    guard = InputGuard(arr, {})
+    arr.dtype = np.dtype("<i4")
+    assert "dtype" in guard.data_changed(valid=True)
+    ro = np.arange(3)
+    ro.setflags(write=False)
+    guard = InputGuard(ro, {})
+    ro.setflags(write=True)
+    assert "writeable" in guard.data_changed(valid=True)
+
+
+def test_input_guard_allows_out_inside_data_storage():
+    """``b[:4]`` into ``out=b[4:]`` (disjoint bytes of one storage): writing out's elements is not a change of data."""
+    from contracts.untouched import InputGuard
+
+    b = torch.arange(8.0)
+    guard = InputGuard(b[:4], {"out": b[4:]})
+    b[4:].copy_(b[:4])
+    assert guard.data_changed(valid=True) == ""
+    guard.verify("input-untouched", valid=True, call="c")
+    b[0] = 9.0
+    with pytest.raises(ContractViolation, match=r"^\[input-untouched\] the caller's tensor \(torch.float32, pageable, a view"):
+        guard.verify("input-untouched", valid=True, call="c")

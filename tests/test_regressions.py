@@ -68,7 +68,7 @@ def _applicable(target, device: torch.device) -> None:
 def _expect(result: torch.Tensor, values, dtype: torch.dtype, call: str) -> None:
     """The literal documented outcome: same shape, dtype and bits as ``torch.tensor(values, dtype)``."""
     want = torch.tensor(values, dtype=dtype)
-    assert_same_values(result, want, contract="regression", call=call)
+    assert_same_values(result, want, contract="values", call=call)
 
 
 def _out(shape, dtype, device, fill) -> torch.Tensor:
@@ -84,7 +84,7 @@ def test_numpy_negative_stride(target, device):
     data = np.arange(6)[::-1]
     assert data.strides[0] < 0
     result = ch.check_values(target, data, _kwargs(device))
-    _expect(result, [5, 4, 3, 2, 1, 0], torch.int64, "async_tensor_h2d(np.arange(6)[::-1])")
+    _expect(result, [5, 4, 3, 2, 1, 0], torch.int64, f"async_tensor_h2d(np.arange(6)[::-1], device='{device}')")
     ch.check_no_alias(target, np.arange(6)[::-1], _kwargs(device))
 
 
@@ -93,16 +93,16 @@ def test_numpy_negative_stride_into_out(target, device):
     target.require("out", "regression")
     out = _out((6,), torch.int32, device, -1)
     ch.check_out_written_exactly(target, np.arange(6)[::-1], {"out": out})
-    _expect(out, [5, 4, 3, 2, 1, 0], torch.int32, "async_tensor_h2d(np.arange(6)[::-1], out=int32 (6,))")
+    _expect(out, [5, 4, 3, 2, 1, 0], torch.int32, f"async_tensor_h2d(np.arange(6)[::-1], out=int32 (6,))  # out on {device}")
 
 
 def test_numpy_zero_dim(target, device):
     """A 0-d array is a scalar of shape ``()`` keeping the array's dtype."""
     _applicable(target, device)
     result = ch.check_values(target, np.array(3.5, dtype=np.float32), _kwargs(device))
-    _expect(result, 3.5, torch.float32, "async_tensor_h2d(np.array(3.5, dtype=np.float32))")
+    _expect(result, 3.5, torch.float32, f"async_tensor_h2d(np.array(3.5, dtype=np.float32), device='{device}')")
     result = ch.check_values(target, np.array(7), _kwargs(device))
-    _expect(result, 7, torch.int64, "async_tensor_h2d(np.array(7))")
+    _expect(result, 7, torch.int64, f"async_tensor_h2d(np.array(7), device='{device}')")
 
 
 def test_numpy_zero_dim_into_out(target, device):
@@ -110,7 +110,7 @@ def test_numpy_zero_dim_into_out(target, device):
     target.require("out", "regression")
     out = _out((), torch.float64, device, -1.0)
     ch.check_out_written_exactly(target, np.array(3.5, dtype=np.float32), {"out": out})
-    _expect(out, 3.5, torch.float64, "async_tensor_h2d(np.array(3.5, dtype=np.float32), out=float64 ())")
+    _expect(out, 3.5, torch.float64, f"async_tensor_h2d(np.array(3.5, dtype=np.float32), out=float64 ())  # out on {device}")
 
 
 # --------------------------------------------------------------------------- lists
@@ -121,14 +121,14 @@ def test_empty_list_without_dtype(target, device):
     _applicable(target, device)
     result = ch.check_values(target, [], _kwargs(device))
     assert torch.get_default_dtype() == torch.float32  # the suite never changes it
-    _expect(result, [], torch.float32, "async_tensor_h2d([])")
+    _expect(result, [], torch.float32, f"async_tensor_h2d([], device='{device}')")
     ch.check_dtype_resolution(target, [], _kwargs(device))
 
 
 def test_empty_list_with_dtype(target, device):
     _applicable(target, device)
     result = ch.check_values(target, [], _kwargs(device, dtype=torch.int32))
-    _expect(result, [], torch.int32, "async_tensor_h2d([], dtype=torch.int32)")
+    _expect(result, [], torch.int32, f"async_tensor_h2d([], dtype=torch.int32, device='{device}')")
 
 
 def test_empty_list_into_empty_out(target, device):
@@ -136,14 +136,14 @@ def test_empty_list_into_empty_out(target, device):
     target.require("out", "regression")
     out = torch.empty((0,), dtype=torch.int16, device=device)
     ch.check_out_written_exactly(target, [], {"out": out})
-    _expect(out, [], torch.int16, "async_tensor_h2d([], out=int16 (0,))")
+    _expect(out, [], torch.int16, f"async_tensor_h2d([], out=int16 (0,))  # out on {device}")
 
 
 def test_list_of_bools(target, device):
     """A list of Python bools infers torch.bool (torch.tensor's rule), not int64."""
     _applicable(target, device)
     result = ch.check_values(target, [True, False, True], _kwargs(device))
-    _expect(result, [True, False, True], torch.bool, "async_tensor_h2d([True, False, True])")
+    _expect(result, [True, False, True], torch.bool, f"async_tensor_h2d([True, False, True], device='{device}')")
 
 
 @pytest.mark.parametrize("dtype", [torch.int32, torch.int64], ids=str)
@@ -151,7 +151,7 @@ def test_floats_truncated_into_integer_dtype(target, device, dtype):
     """In-range floats into an integer dtype are truncated toward zero: ``[1.5, -2.7] -> [1, -2]``."""
     _applicable(target, device)
     result = ch.check_values(target, [1.5, -2.7], _kwargs(device, dtype=dtype))
-    _expect(result, [1, -2], dtype, f"async_tensor_h2d([1.5, -2.7], dtype={dtype})")
+    _expect(result, [1, -2], dtype, f"async_tensor_h2d([1.5, -2.7], dtype={dtype}, device='{device}')")
 
 
 @pytest.mark.parametrize("data", [[1.5, -2.7], [-0.5]], ids=["1.5,-2.7", "-0.5"])
@@ -174,7 +174,7 @@ def test_int_beyond_int32_into_int32_out(target, device):
     _expect(out, [-7], torch.int32, "out after the rejected call")
     # The largest value that fits is written (the check is not off by one).
     ch.check_out_written_exactly(target, [2**31 - 1], {"out": out})
-    _expect(out, [2**31 - 1], torch.int32, "async_tensor_h2d([2**31 - 1], out=int32 (1,))")
+    _expect(out, [2**31 - 1], torch.int32, f"async_tensor_h2d([2**31 - 1], out=int32 (1,))  # out on {device}")
 
 
 @pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8], ids=str)
@@ -242,7 +242,7 @@ def test_transposed_pinned_tensor(target, device):
     data = _transposed(pinned=True)
     assert data.is_pinned()
     result = ch.check_values(target, data, _kwargs(device))
-    _expect(result, _TRANSPOSED, torch.float32, "async_tensor_h2d(pinned arange(6).view(2, 3).t())")
+    _expect(result, _TRANSPOSED, torch.float32, f"async_tensor_h2d(pinned arange(6).view(2, 3).t(), device='{device}')")
     assert torch.equal(data, torch.tensor(_TRANSPOSED)), "the call wrote into its input"
     if device.type == "cuda":
         from contracts.gpu import check_staging
@@ -254,7 +254,7 @@ def test_transposed_pinned_tensor(target, device):
 def test_transposed_unpinned_tensor(target, device):
     _applicable(target, device)
     result = ch.check_values(target, _transposed(pinned=False), _kwargs(device))
-    _expect(result, _TRANSPOSED, torch.float32, "async_tensor_h2d(arange(6).view(2, 3).t())")
+    _expect(result, _TRANSPOSED, torch.float32, f"async_tensor_h2d(arange(6).view(2, 3).t(), device='{device}')")
     assert result.is_contiguous()
     ch.check_no_alias(target, _transposed(pinned=False), _kwargs(device))
 
@@ -264,7 +264,7 @@ def test_transposed_unpinned_tensor_into_out(target, device):
     target.require("out", "regression")
     out = _out((3, 2), torch.float64, device, -1.0)
     ch.check_out_written_exactly(target, _transposed(pinned=False), {"out": out})
-    _expect(out, _TRANSPOSED, torch.float64, "async_tensor_h2d(arange(6).view(2, 3).t(), out=float64 (3, 2))")
+    _expect(out, _TRANSPOSED, torch.float64, f"async_tensor_h2d(arange(6).view(2, 3).t(), out=float64 (3, 2))  # out on {device}")
 
 
 # --------------------------------------------------------------------------- out shape
@@ -342,7 +342,7 @@ def test_fuzz_nan_list_into_bfloat16_out(target, device):
     ch.synchronize()
     assert result is out
     assert torch.isnan(out.float()).all(), out
-    assert_same_values(out, torch.full((4, 4), float("nan"), dtype=torch.bfloat16), contract="regression", call="16 NaNs into bfloat16 out")
+    assert_same_values(out, torch.full((4, 4), float("nan"), dtype=torch.bfloat16), contract="out", call=f"async_tensor_h2d(_FUZZ_NAN_4x4, out=torch.full((24,), 77.0, dtype=torch.bfloat16, device='{device}')[4:20].view(4, 4))")
     around = torch.cat([backing[:4], backing[20:]]).cpu()
     assert torch.equal(around, torch.full((8,), 77.0, dtype=torch.bfloat16)), "bytes around out were written"
 
@@ -470,3 +470,110 @@ def test_buffer_rows_that_are_not_ints(target, device, n):
         buf.copy_to_gpu(value)
     ch.synchronize()
     assert buf.gpu.cpu().tolist() == [0, 0, 0, 0]
+
+
+# --------------------------------------------------------------------------- issue 9: measured from outside
+
+
+def test_tensor_into_int32_out_out_of_range(target, device):
+    """``torch.tensor([2**40])`` into an int32 ``out``: ValueError, ``out`` untouched (a tensor gets the same value checks as a list)."""
+    _applicable(target, device)
+    target.require("out", "regression")
+    out = torch.full((1,), 77, dtype=torch.int32, device=device)
+    ch.check_bad_input(target, torch.tensor([2**40]), {"out": out}, ValueError, "tensor 2**40 into an int32 out")
+    assert out.cpu().tolist() == [77]
+
+
+def test_inner_dims_differ_from_out(target, device):
+    """``[[1], [2]]`` into an ``out`` of shape (2, 3): ValueError (copy_ would broadcast the column), ``out`` untouched."""
+    _applicable(target, device)
+    target.require("out", "regression")
+    out = torch.full((2, 3), 77, dtype=torch.int64, device=device)
+    ch.check_out_shape_rejected(target, [[1], [2]], {"out": out})
+    assert out.cpu().tolist() == [[77, 77, 77], [77, 77, 77]]
+
+
+def test_buffer_pin_request_without_pinning(target, device):
+    """``CpuGpuBuffer(..., pin_memory=True)``: ``.cpu`` pinned where pinning is available, pageable (no error) where it is not."""
+    _applicable(target, device)
+    target.require("buffer", "regression")
+    buf = make_buffer(target, {"size": (4, 2), "dtype": torch.int32, "pin_memory": True, "with_numpy": True}, device)
+    assert buf.cpu.is_pinned() == pinning_available()
+    buf.np[:2] = 5
+    check_copy_to_gpu(target, buf, 2, torch.arange(8, dtype=torch.int32).view(4, 2), "CpuGpuBuffer(4, 2, pin_memory=True)")
+
+
+def test_uint64_out_top_bit(target, device):
+    """``[2**63 + 5]`` into a uint64 ``out``: written exactly (the top bit is data, not a sign)."""
+    _applicable(target, device)
+    target.require("out", "regression")
+    if not hasattr(torch, "uint64"):
+        pytest.skip("this torch has no uint64")
+    out = torch.zeros(1, dtype=torch.uint64, device=device)
+    ch.check_out_written_exactly(target, [2**63 + 5], {"out": out})
+    assert out.cpu().tolist() == [2**63 + 5]
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: np.arange(1, 6, dtype=">i4"),
+        lambda: [3, 1, 4, 1, 5],
+        lambda: [[1, 2], [3, 4], [5, 6]],
+    ],
+    ids=[">i4-array", "int-list", "nested-list"],
+)
+def test_caller_input_untouched(target, device, make):
+    """The caller's ``>i4`` array and int lists are bit-identical after the call (no in-place byte swap, no padding)."""
+    _applicable(target, device)
+    data, copy = make(), make()
+    ch.check_input_untouched(target, data, {"device": device})
+    assert type(data) is type(copy) and np.array_equal(np.asarray(data), np.asarray(copy)) and np.asarray(data).dtype == np.asarray(copy).dtype
+
+
+@pytest.mark.parametrize(
+    "make, want",
+    [
+        (lambda: np.flip(np.array([7], np.int32)), torch.tensor([7], dtype=torch.int32)),
+        (lambda: np.arange(12.0).reshape(1, 3, 4)[::-1], torch.arange(12.0, dtype=torch.float64).reshape(1, 3, 4)),
+        (lambda: np.arange(6, dtype=np.int16).reshape(2, 1, 3)[:, ::-1], torch.arange(6, dtype=torch.int16).reshape(2, 1, 3)),
+    ],
+    ids=["flip-1-element", "reversed-size-1-dim-3d", "reversed-inner-size-1-dim"],
+)
+def test_negative_stride_on_size_one_dims(target, device, make, want):
+    """Negative strides on size-1 dimensions (``np.ascontiguousarray`` keeps them): values copied, also into ``out``.
+
+    Failed on the reference before the fix (ValueError from torch.from_numpy: "At least one stride ... is negative").
+    """
+    _applicable(target, device)
+    arr = make()
+    assert any(s < 0 for s in arr.strides)
+    result = ch.check_values(target, arr, {"device": device})
+    assert torch.equal(result.cpu(), want)
+    if "out" in target.capabilities:
+        out = torch.zeros(tuple(want.shape), dtype=torch.float64, device=device)
+        ch.check_out_written_exactly(target, make(), {"out": out})
+
+
+@pytest.mark.parametrize(
+    "make, want_dtype",
+    [
+        (lambda: [np.array([1 + 2**-40, 0.1])], torch.float64),
+        (lambda: [np.array([1, 2], np.int32), np.array([3, 4], np.int32)], torch.int32),
+        (lambda: [np.array([1.5, 2.0], np.float16)], torch.float16),
+        (lambda: [np.array([1, 2], np.int32), [3, 4]], torch.int64),
+        (lambda: (np.array([True, False]),), torch.bool),
+    ],
+    ids=["float64-array", "int32-arrays", "float16-array", "int32-array+list", "tuple-of-bool-array"],
+)
+def test_list_of_arrays_follows_torch_tensor(target, device, make, want_dtype):
+    """A list whose elements are ndarrays: the dtype ``torch.tensor(data)`` infers (the arrays' own), values exact.
+
+    Failed on the reference before the fix: the list was inferred like one of Python
+    numbers (float64 arrays came back float32 with changed values, int32 as int64).
+    """
+    _applicable(target, device)
+    data = make()
+    result = ch.check_values(target, data, {"device": device})
+    assert result.dtype == want_dtype, (result.dtype, want_dtype)
+    assert np.array_equal(result.cpu().numpy(), np.asarray(make()))

@@ -36,7 +36,7 @@ def _pytest(args: list[str], report: Path, budget_s: float, env: dict[str, str] 
 def test_multi_mb_failure_is_reported_in_bounded_time(tmp_path):
     """A target that corrupts 4-16 MiB payloads: the run ends within 90 s and the report rebuilds the input in one short line."""
     proc, rep, wall = _pytest(
-        ["-p", "no:xdist", "--h2d-impl", "tests._runner_targets:corrupts_multi_mb", "tests/test_h2d.py", "-k", "multi_mb and cpu"],
+        ["-p", "no:xdist", "--h2d-impl", "tests._runner_targets:corrupts_multi_mb", "tests/test_h2d.py", "-k", "test_values_multi_mb and cpu"],
         tmp_path / "r",
         budget_s=90,
     )
