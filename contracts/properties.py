@@ -231,6 +231,45 @@ def prop_values_multi_mb(target: Target, device: torch.device, **overrides: Any)
     _run(body, overrides, cap=3)
 
 
+#: Numpy scalars of every kind (issue 9, held-out round 1: a tuple of numpy scalars and a bare
+#: numpy scalar both lost their dtype unnoticed).
+TYPED_LEAVES = (np.float16(2.5), np.float32(-1.5), np.float64(0.1), np.int8(-3), np.int16(300), np.int32(-7), np.uint8(200), np.bool_(True), np.complex64(1 - 2j))
+#: Where a typed leaf sits: bare, alone or beside a Python number in a list or tuple, in a
+#: nested list or tuple, and first or last among 70 Python numbers (a scan that looks only at a
+#: prefix, a top-level list, or the first leaf misses it).
+TYPED_LEAF_PLACES = {
+    "bare": lambda x: x,
+    "[x]": lambda x: [x],
+    "[1, x]": lambda x: [1, x],
+    "[x, 1]": lambda x: [x, 1],
+    "(1, x)": lambda x: (1, x),
+    "[[1], [x]]": lambda x: [[1], [x]],
+    "[(1,), (x,)]": lambda x: [(1,), (x,)],
+    "((x, 1), (1, 1))": lambda x: ((x, 1), (1, 1)),
+    "[1] * 70 + [x]": lambda x: [1] * 70 + [x],
+    "[x] + [1] * 70": lambda x: [x] + [1] * 70,
+}
+
+
+def prop_values_typed_leaves(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: numpy scalars keep their dtype wherever they sit (bare, in lists, tuples, nested, first or last of 71).
+
+    Deterministic (a table: every numpy scalar kind x every place): the result's dtype is
+    ``torch.tensor(data)``'s inference (the scalar's own dtype when bare), its values exact.
+    """
+    _device_ok(target, device, "values")
+    del overrides
+    for leaf in TYPED_LEAVES:
+        for place in TYPED_LEAF_PLACES.values():
+            data = place(leaf)
+            if not isinstance(data, np.generic):
+                try:
+                    torch.tensor(data)
+                except TypeError:  # torch.tensor itself refuses (np.bool_ beside a Python int): no dtype to follow
+                    continue
+            ch.check_values(target, data, {"device": device})
+
+
 def _matrix_values(dtype: torch.dtype) -> list:
     """Values every source kind can carry that ``dtype`` represents, at its edges (float64 literals)."""
     if dtype is torch.bool:
@@ -953,7 +992,7 @@ def prop_device_hygiene(target: Target, device: torch.device, **overrides: Any) 
 
 #: catalogue id -> properties that check it.
 PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
-    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_multi_mb, prop_values_dtype_matrix, prop_values_layouts),
+    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_multi_mb, prop_values_dtype_matrix, prop_values_layouts, prop_values_typed_leaves),
     "dtype": (prop_dtype_resolution, prop_dtype_mismatch),
     "out": (prop_out_written, prop_out_shape_table, prop_out_shape_rejected),
     "target": (prop_no_target,),

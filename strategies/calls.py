@@ -419,6 +419,10 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         m = max(n, 2)  # base[:1] and base[1:] would be disjoint bytes, which is valid
         base = torch.arange(m + 1, dtype=torch.float32)  # host memory on every device: data and out overlap
         return BadInput(kind, base[:m], {"out": base[1:]}, raises)
+    if kind == "out-aliases-data-array":
+        m = max(n, 2)
+        base = torch.arange(m + 1, dtype=torch.float32)  # data: an ndarray view of the same host memory as out
+        return BadInput(kind, base.numpy()[:m], {"out": base[1:]}, raises)
     if kind == "nested-tensor-data":
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -30,6 +30,10 @@ def test_values_multi_mb(target, device):
     P.prop_values_multi_mb(target, device)
 
 
+def test_values_typed_leaves(target, device):
+    P.prop_values_typed_leaves(target, device)
+
+
 def test_values_dtype_matrix(target, device):
     P.prop_values_dtype_matrix(target, device)
 
