@@ -17,7 +17,7 @@ OUT=${OUT:-/tmp/h2d_out}; mkdir -p "$OUT"
 SEED=${SEED:-20261201}
 VLLM_TGZ=${VLLM_TGZ:-.gpu_carry/vllm-0.33.0-py.tgz}
 export PYTHONUNBUFFERED=1
-LOG=$OUT/log.txt
+LOG=${LOG:-$OUT/log.txt}
 SUMMARY=$OUT/summary.md
 stamp=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 py() { python3 "$@"; }
@@ -50,8 +50,8 @@ vllm_path() {
 }
 run_vllm() {
   local vp; vp=$(vllm_path) || { echo "no vLLM tarball at $VLLM_TGZ" | tee -a "$LOG"; return; }
-  stage vllm "${VLLM_S:-170}" env PYTHONPATH="$vp" python3 -m pytest -n auto -p no:cacheprovider -m "not meta" \
-    --hypothesis-seed="$SEED" --h2d-impl vllm --h2d-report "$OUT/vllm" -rfE
+  stage vllm "${VLLM_S:-250}" env PYTHONPATH="$vp" python3 -m pytest -n auto -p no:cacheprovider -m "not meta" \
+    --hypothesis-seed="$SEED" --h2d-impl vllm --h2d-report "$OUT/vllm" -rfE --durations=12
   PYTHONPATH="$vp" timeout 60 python3 tools/vllm_gpu_findings.py > /tmp/vllm_findings.md 2>> "$LOG"
 }
 : > /tmp/h2d_stages.md
@@ -67,7 +67,7 @@ case "$MODE" in
     py tools/junit_summary.py /tmp/ref-summary.md "$OUT/junit-reference.xml" --title "reference suite" > /dev/null 2>&1
     ;;
   flake)
-    for seed in 1 2 3 4 5; do
+    for seed in ${FLAKE_SEEDS:-1 2 3 4 5}; do
       stage "flake-seed-$seed" "${FLAKE_S:-95}" python3 -m pytest -n auto -p no:cacheprovider -q --hypothesis-seed="$seed" \
         -m "gpu or not meta" --junitxml="$OUT/junit-flake-$seed.xml" tests/test_gpu.py tests/test_reliability.py tests/test_h2d.py tests/test_buffer.py -k "cuda or test_gpu or reliability"
     done
