@@ -316,12 +316,22 @@ def _item_contracts(item: pytest.Item) -> set[str]:
     return h2d_report.contracts_of_function(getattr(item, "function", None), marked)
 
 
+#: Tests of the reference's own internals (golden error texts, staging traces, the chunked
+#: path): they import h2d_impl and never call --h2d-impl's target, so under another target
+#: they are skipped, not run (on the H200, test_reference_impl's 7-byte-chunk cases kept the
+#: vLLM stage of fc47aca and 40ddd12 from finishing).
+REFERENCE_INTERNALS = ("tests/test_h2d_impl_errors.py", "tests/test_h2d_impl_trace.py", "tests/test_reference_impl.py")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Attach each test's contract ids and matching expectation entries (before -k/-m deselection)."""
     entries = config._h2d_xfails  # type: ignore[attr-defined]
     used: set[h2d_report.XfailEntry] = set()
+    target_name = config._h2d_target.name  # type: ignore[attr-defined]
     for item in items:
+        if target_name != "reference" and item.nodeid.startswith(REFERENCE_INTERNALS):
+            item.add_marker(pytest.mark.skip(reason=f"a test of the reference's internals: it never calls the target ({target_name})"))
         ids = _item_contracts(item)
         item._h2d_contracts = ids  # type: ignore[attr-defined]
         item._h2d_xfail = h2d_report.match_xfails(item.nodeid, ids, entries)  # type: ignore[attr-defined]
@@ -429,17 +439,26 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     collector.unmatched_xfails = [
         f"{e.source}: {e.pattern}" for e in entries if not (e.pattern in tested if e.is_contract else any(n.startswith(e.pattern) for n in ran))
     ]
-    # A contract-id entry is strict at the contract's level: some test of it must have failed as expected.
-    xpassed = [
-        f"{e.source}: {e.pattern}"
-        for e in entries
-        if e.is_contract and e.pattern in tested and not any(e.source in (t["reason"] or "") for t in collector.tests.values() if t["status"] == "xfailed")
-    ]
+    # A contract-id entry is strict at the contract's level: some test of its contract must have
+    # failed as expected (by any entry of that contract). Not per entry: a failing test reports
+    # only its first violation, and a property's search is random, so one entry's kind missing
+    # from one run is no evidence of a fix (CI at random seeds: the ndarray-overlap kind of
+    # input-untouched was found by test_input_untouched[cpu] in about 1 run of 5). Those entries
+    # are listed as not witnessed, in the terminal and the report.
+    reasons = [t["reason"] or "" for t in collector.tests.values() if t["status"] == "xfailed"]
+    witnessed = {e for e in entries if e.is_contract and any(f"{e.source}: {e.pattern}:" in r for r in reasons)}
+    covered = {e.pattern for e in witnessed}
+    xpassed = [f"{e.source}: {e.pattern}" for e in entries if e.is_contract and e.pattern in tested and e.pattern not in covered]
     collector.xpassed_contracts = xpassed
+    collector.unwitnessed_xfails = [
+        f"{e.source}: {e.pattern} match={e.match}" for e in entries if e.is_contract and e.pattern in covered and e not in witnessed
+    ]
     tr = config.pluginmanager.get_plugin("terminalreporter")
     write = tr.write_line if tr is not None else (lambda line, **kw: print(line, file=sys.stderr))
     for line in collector.unmatched_xfails:
         write(f"h2d-contracts WARNING: expected failure matched no test that ran: {line}", yellow=True)
+    for line in collector.unwitnessed_xfails:
+        write(f"h2d-contracts note: expected failure not witnessed this run (its contract failed as expected by another entry): {line}", yellow=True)
     for line in xpassed:
         write(f"h2d-contracts [XPASS(strict)] contract listed as an expected failure but none of its tests failed: {line}", red=True)
     if xpassed and session.exitstatus == pytest.ExitCode.OK:

@@ -26,9 +26,12 @@ inactive: ignored, and counted in the header.
 Strict: a failing test is "xfailed" only if a node-id entry matching it covers it, or
 every violation it raised is covered by a contract entry of that contract whose
 ``match`` finds it; otherwise it stays a failure, marked UNEXPECTED in the report. A
-test listed by node id that passes is a failure (``[XPASS(strict)]``). A contract entry
-is strict at the contract's level: if no failing test was covered by it, the run fails
-with ``[XPASS(strict)]``. Active entries that match no collected test produce a warning.
+test listed by node id that passes is a failure (``[XPASS(strict)]``). Contract entries
+are strict at the contract's level: if no test of a listed contract failed as expected,
+the run fails with ``[XPASS(strict)]``; an entry whose kind was not seen while another
+entry of its contract was is listed as "not witnessed" (a warning: each failing test
+reports its first violation only, and a property's search is random, so one run without
+a kind is no evidence that the target was fixed). Active entries that match no collected test produce a warning.
 
 Contract of a test: the catalogue ids of the ``prop_*`` or ``check_*`` functions its
 body calls (from :data:`contracts.properties.PROPERTIES`), or those named by
@@ -264,6 +267,7 @@ class ConformanceReport:
     tests: dict[str, dict[str, Any]] = field(default_factory=dict)
     unmatched_xfails: list[str] = field(default_factory=list)
     xpassed_contracts: list[str] = field(default_factory=list)
+    unwitnessed_xfails: list[str] = field(default_factory=list)
 
     def add(self, nodeid: str, when: str, outcome: str, props: dict[str, Any], longrepr: str, wasxfail: str | None) -> None:
         """One phase report of one test; the worst phase wins (failed > xfailed/xpassed > skipped > passed)."""
@@ -334,6 +338,7 @@ class ConformanceReport:
             "contracts": self.by_contract(),
             "unmatched_xfails": self.unmatched_xfails,
             "xpassed_contracts": self.xpassed_contracts,
+            "unwitnessed_xfails": self.unwitnessed_xfails,
             "tests": dict(sorted(self.tests.items())),
         }
 
@@ -389,6 +394,8 @@ def to_markdown(data: dict[str, Any]) -> str:
         lines.append(f"| {cid} | {c['outcome']} | {', '.join(f'{k} {v}' for k, v in c['tests'].items())} |")
     if m.get("xpassed_contracts"):
         lines += ["", "Contracts listed as expected failures whose tests all passed (a failure of the run): " + ", ".join(f"`{u}`" for u in m["xpassed_contracts"])]
+    if m.get("unwitnessed_xfails"):
+        lines += ["", "Expectation entries not witnessed this run (their contract failed as expected by another entry; a random search or an earlier violation in the same test can hide a kind): " + ", ".join(f"`{u}`" for u in m["unwitnessed_xfails"])]
     if m.get("unmatched_xfails"):
         lines += ["", "Expectation entries that matched no test: " + ", ".join(f"`{u}`" for u in m["unmatched_xfails"])]
     failing = {n: t for n, t in m["tests"].items() if t["status"] in ("failed", "xfailed")}

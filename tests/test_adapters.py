@@ -246,6 +246,21 @@ def test_a_new_kind_of_failure_in_a_listed_contract_is_unexpected():
     assert "UNEXPECTED" in (proc.tmp / "m.md").read_text()
 
 
+def test_an_entry_not_witnessed_while_its_contract_fails_as_expected_is_a_note():
+    """Contract-level strictness: a second entry of a failing contract that saw no failure this run is listed, not a failure."""
+    proc = _pytest(
+        BAD_BROADCAST,
+        impl=MUTANT,
+        xfails="bad-input  match=no\\sexception:\\sgot\\sa\\sresult  # broadcasts\nbad-input  match=NeverSeenKind  # another kind, not hit\n",
+        report="m",
+    )
+    assert proc.returncode == 0, proc.stdout
+    assert "1 xfailed" in proc.stdout
+    assert "expected failure not witnessed this run" in proc.stdout and "NeverSeenKind" in proc.stdout
+    data = json.loads((proc.tmp / "m.json").read_text())
+    assert [u.split(": ", 1)[1] for u in data["unwitnessed_xfails"]] == ["bad-input match=NeverSeenKind"] and data["xpassed_contracts"] == []
+
+
 def test_unexpected_passes_fail_the_run_and_stale_entries_warn():
     proc = _pytest(
         "tests/test_h2d.py::test_no_target_rejected[cpu]",

@@ -261,3 +261,27 @@ def test_input_guard_allows_out_inside_data_storage():
     b[0] = 9.0
     with pytest.raises(ContractViolation, match=r"^\[input-untouched\] the caller's tensor \(torch.float32, pageable, a view"):
         guard.verify("input-untouched", valid=True, call="c")
+
+
+def test_table_rows_report_every_kind_not_only_the_first():
+    """A table keeps going after a failing row: one violation per kind (digits masked), in one group."""
+    rows = P._Rows("demo table")
+
+    def bad(msg: str) -> None:
+        raise ContractViolation("out", msg)
+
+    rows.row(bad, "row 1 broadcast: no exception\ncall: f([1])")
+    rows.row(lambda: None)
+    rows.row(bad, "row 7 broadcast: no exception\ncall: f([7])")  # same kind as row 1: not kept
+    rows.row(bad, "wrong exception type: RuntimeError")  # a new kind after a known one
+    with pytest.raises(ExceptionGroup) as info:
+        rows.finish()
+    assert [str(e).splitlines()[0] for e in info.value.exceptions] == ["[out] row 1 broadcast: no exception", "[out] wrong exception type: RuntimeError"]
+    assert "3 of 4 rows failed" in str(info.value)
+    one = P._Rows("single")
+    one.row(bad, "only kind")
+    with pytest.raises(ContractViolation, match="only kind"):
+        one.finish()
+    P._Rows("clean").finish()
+    with pytest.raises(ZeroDivisionError):  # not a violation: a kit or target error propagates at once
+        P._Rows("error").row(lambda: 1 / 0)
