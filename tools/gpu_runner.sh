@@ -7,6 +7,7 @@
 #   bash tools/gpu_runner.sh flake   # 5 runs of the GPU contracts (-m gpu + reliability),
 #                                    # seeds 1..5, each with an empty private example database
 #   bash tools/gpu_runner.sh vllm    # the vLLM stage alone
+#   bash tools/gpu_runner.sh reference   # the reference suite alone (no vLLM, no bench)
 #   bash tools/gpu_runner.sh vllm internals flake   # several modes in one go, in that order
 #                                    # (internals: tests/test_reference_impl.py, the chunked path)
 #
@@ -69,9 +70,11 @@ run_vllm() {
 header
 for MODE in $MODES; do
 case "$MODE" in
-  suite)
-    H2D_KILL_TABLE=$OUT/kill_table_gpu.md stage reference "${SUITE_S:-300}" python3 -m pytest -n auto -p no:cacheprovider \
-      --timeout "$TT" --hypothesis-seed="$SEED" --junitxml="$OUT/junit-reference.xml" -rs
+  suite|reference)
+    H2D_KILL_TABLE=$OUT/kill_table_gpu.md stage reference "${SUITE_S:-300}" python3 -m pytest -n "${WORKERS:-auto}" -p no:cacheprovider \
+      --timeout "$TT" --hypothesis-seed="$SEED" --junitxml="$OUT/junit-reference.xml" -rs --durations=8
+    py tools/junit_summary.py /tmp/ref-summary.md "$OUT/junit-reference.xml" --title "reference suite" > /dev/null 2>&1
+    [ "$MODE" = reference ] && continue
     run_vllm
     vp=$(vllm_path)
     stage bench "${BENCH_S:-70}" env PYTHONPATH="$vp" python3 bench/h2d_bench.py --out /tmp/bench
@@ -84,7 +87,7 @@ case "$MODE" in
     ;;
   flake)
     for seed in ${FLAKE_SEEDS:-1 2 3 4 5}; do
-      stage "flake-seed-$seed" "${FLAKE_S:-95}" python3 -m pytest -n auto -p no:cacheprovider -q --timeout "$TT" --hypothesis-seed="$seed" \
+      stage "flake-seed-$seed" "${FLAKE_S:-95}" python3 -m pytest -n "${WORKERS:-auto}" -p no:cacheprovider -q --timeout "$TT" --hypothesis-seed="$seed" \
         -m "gpu or not meta" --junitxml="$OUT/junit-flake-$seed.xml" tests/test_gpu.py tests/test_reliability.py tests/test_h2d.py tests/test_buffer.py -k "cuda or test_gpu or reliability"
     done
     py tools/junit_summary.py /tmp/flake-summary.md "$OUT"/junit-flake-*.xml --title "GPU contracts, seeds ${FLAKE_SEEDS:-1 2 3 4 5}" > /dev/null 2>&1
