@@ -1031,7 +1031,7 @@ def prop_concurrency(target: Target, device: torch.device, **overrides: Any) -> 
 
 
 def prop_hygiene(target: Target, device: torch.device, **overrides: Any) -> None:
-    """hygiene: 100,000 mixed calls leave pinned host and device memory at their warm-up peak (CUDA only)."""
+    """hygiene: 100,000 mixed calls leave no more pinned host or device memory referenced than 10,000 warm-up calls did (CUDA only)."""
     from . import reliability
 
     reliability.check_resource_hygiene(target, device, calls=overrides.get("calls", 100_000), warmup=overrides.get("warmup", 10_000))

@@ -435,6 +435,22 @@ def results_kept_alive() -> Target:
     return _target("results_kept_alive", fn)
 
 
+_IN_FLIGHT: list[torch.Tensor] = []
+
+
+def staging_blocks_never_released() -> Target:
+    """the list that keeps each call's pinned staging block alive until its copy completes is never pruned: pinned host
+    memory still referenced grows by one block per call (a fixed 4 KiB block here, as a staging ring's bookkeeping would hold)."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        result = R.async_tensor_h2d(data, device, dtype, out)
+        if result.device.type == "cuda":
+            _IN_FLIGHT.append(torch.empty(4096, dtype=torch.uint8, pin_memory=True))
+        return result
+
+    return _target("staging_blocks_never_released", fn)
+
+
 def completion_event_on_current_device() -> Target:
     """a completion event is recorded on ``torch.cuda.current_stream()`` (the current device's, not the target's): a call aimed
     at cuda:1 creates a CUDA context on cuda:0, so every worker process of a multi-GPU server holds memory on GPU 0."""
@@ -477,6 +493,7 @@ MUTANTS: dict[str, Mutant] = {
         Mutant("device_index_ignored", device_index_ignored, ("stream",), "2gpu"),
         Mutant("shared_scratch_buffer", shared_scratch_buffer, ("concurrency",)),
         Mutant("results_kept_alive", results_kept_alive, ("hygiene",), "cuda"),
+        Mutant("staging_blocks_never_released", staging_blocks_never_released, ("hygiene",), "cuda"),
         Mutant("completion_event_on_current_device", completion_event_on_current_device, ("device-hygiene",), "2gpu"),
     ]
 }

@@ -332,3 +332,17 @@ def test_example_database_can_be_private_or_off(tmp_path):
     )
     assert proc.returncode == 1, proc.stdout[-2000:]
     assert not (off / "examples").exists(), sorted(p.name for p in off.rglob("*"))
+
+
+def test_recheck_xfails_judges_a_recorded_report_offline():
+    """tools/recheck_xfails.py: a recorded failure covered by an edited file exits 0; a file whose match= misses it, 1 (UNEXPECTED)."""
+    proc = _pytest(BAD_BROADCAST, impl=MUTANT, xfails="none", report="m")
+    assert proc.returncode == 1, proc.stdout
+    tool = [sys.executable, str(ROOT / "tools" / "recheck_xfails.py"), str(proc.tmp / "m.json")]
+    good, bad = proc.tmp / "good.txt", proc.tmp / "bad.txt"
+    good.write_text("bad-input  match=no\\sexception:\\sgot\\sa\\sresult  # broadcasts\n")
+    bad.write_text("bad-input  match=RuntimeError  # another kind\n")
+    ok = subprocess.run([*tool, str(good)], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and "UNEXPECTED: []" in ok.stdout, ok.stdout + ok.stderr
+    no = subprocess.run([*tool, str(bad)], capture_output=True, text=True, timeout=120)
+    assert no.returncode == 1 and f"UNEXPECTED: ['{BAD_BROADCAST}']" in no.stdout, no.stdout + no.stderr

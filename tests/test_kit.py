@@ -285,3 +285,19 @@ def test_table_rows_report_every_kind_not_only_the_first():
     P._Rows("clean").finish()
     with pytest.raises(ZeroDivisionError):  # not a violation: a kit or target error propagates at once
         P._Rows("error").row(lambda: 1 / 0)
+
+
+def test_hygiene_judges_quiescent_readings_exactly():
+    """hygiene on the host with scripted allocator readings: constant readings pass; one byte more at any later sync point is a leak."""
+    from contracts import reliability
+
+    target = load_target("reference")
+    readings = iter([(1000, 64), (1000, 64), (1000, 64), (1000, 64)])
+    got = reliability.check_resource_hygiene(target, torch.device("cpu"), calls=3000, warmup=1000, sync_every=1000, measure=lambda d: next(readings))
+    assert got == {"warmup_host": 1000, "host": 1000, "warmup_device": 64, "device": 64}
+    for leak in ((1000, 64), (1001, 64)), ((1000, 64), (1000, 65)):
+        readings = iter([(1000, 64), *leak, (1000, 64)])
+        with pytest.raises(ContractViolation, match=r"\[hygiene\] (pinned host|device) memory still referenced grew after warm-up \(2000 of 3000 calls\)"):
+            reliability.check_resource_hygiene(target, torch.device("cpu"), calls=3000, warmup=1000, sync_every=1000, measure=lambda d: next(readings))
+    with pytest.raises(NotApplicable):
+        reliability.check_resource_hygiene(target, torch.device("cpu"), calls=10, warmup=10)

@@ -37,7 +37,9 @@ header() {
   {
     echo "# GPU runner: $MODE, $stamp"
     echo
-    echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (+ uncommitted changes)')"
+    # the device tool copies the working tree onto a checkout of an older commit, so its git
+    # HEAD is not the code's: pass COMMIT=<sha> from where the command was started
+    echo "- commit: ${COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (+ uncommitted changes)')}"
     echo "- GPUs: $(nvidia-smi -L 2>/dev/null | tr '\n' ';')"
     echo "- $(py -c 'import torch, hypothesis, pytest, sys; print(f"torch {torch.__version__} (CUDA {torch.version.cuda}), hypothesis {hypothesis.__version__}, pytest {pytest.__version__}, python {sys.version.split()[0]}")')"
     echo "- seed: $SEED (suite, vLLM); every pytest run with an empty private example database"
