@@ -3,6 +3,10 @@
 #
 #   bash tools/mutation.sh [REV]        # default REV: HEAD
 #   MUTMUT_CHILDREN=2 bash tools/mutation.sh
+#   SUITE=contracts bash tools/mutation.sh   # the contract suite alone: the tests of the
+#       reference's internals (conftest.REFERENCE_INTERNALS, which never call --h2d-impl's
+#       target) are --ignore'd, so the score says what the contracts catch in a target;
+#       files get a "-contracts" suffix
 #
 # Measures a *committed* revision: `git archive REV` is unpacked into a scratch
 # directory (so edits in progress in the working tree never leak into the numbers),
@@ -18,6 +22,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 rev=$(git rev-parse --short=12 "${1:-HEAD}")
+suite=${SUITE:-all}
+tag=$rev$([ "$suite" = contracts ] && echo -contracts)
 children=${MUTMUT_CHILDREN:-1}
 # One OpenMP/MKL thread per worker: torch's thread pool is not fork-safe (workers hung
 # in a futex) and the machine is shared.
@@ -26,11 +32,26 @@ export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/h2d-mutation-$rev-XXXX")
 trap 'rm -rf "$work"' EXIT
 git archive "$rev" | tar -x -C "$work"
+if [ "$suite" = contracts ]; then
+    python - "$work" <<'PY'
+import re, sys
+from pathlib import Path
+work = Path(sys.argv[1])
+ns = {}
+exec(re.search(r"^REFERENCE_INTERNALS = .*$", (work / "conftest.py").read_text(), re.M).group(0), ns)
+py = work / "pyproject.toml"
+text = py.read_text()
+ignores = ", ".join(f'"--ignore={f}"' for f in ns["REFERENCE_INTERNALS"])
+text, n = re.subn(r'^(pytest_add_cli_args = \[.*)\]$', lambda m: f"{m.group(1)}, {ignores}]", text, count=1, flags=re.M)
+assert n == 1, "no pytest_add_cli_args line in [tool.mutmut]"
+py.write_text(text)
+PY
+fi
 out=$root/reports/mutation
 mkdir -p "$out"
-log=$out/run-$rev.log
+log=$out/run-$tag.log
 {
-    echo "revision: $rev ($(git log -1 --format='%s' "$rev"))"
+    echo "revision: $rev ($(git log -1 --format='%s' "$rev")); suite: $suite"
     echo "h2d_impl last changed in: $(git log -1 --format='%h %s' "$rev" -- h2d_impl)"
     echo "command: (cd <git archive $rev> && OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 mutmut run --max-children $children)"
     echo "mutmut $(python -c 'import importlib.metadata as m; print(m.version("mutmut"))'), pytest $(python -c 'import pytest; print(pytest.__version__)'), hypothesis $(python -c 'import hypothesis; print(hypothesis.__version__)'), torch $(python -c 'import torch; print(torch.__version__)'), python $(python -c 'import platform; print(platform.python_version())')"
@@ -47,13 +68,13 @@ mutmut run --max-children "$children" > "$work/mutmut-run.out" 2>&1 || echo "mut
 echo "finished: $(date -u +%FT%TZ) ($(( $(date +%s) - start )) s)" >> "$log"
 # mutmut redraws one progress line; keep its last state.
 echo "final progress: $(tr '\r' '\n' < "$work/mutmut-run.out" | grep -a '/' | tail -1)" >> "$log"
-mutmut results --all true > "$out/results-$rev.txt" 2>&1
+mutmut results --all true > "$out/results-$tag.txt" 2>&1
 mutmut export-cicd-stats >> "$log" 2>&1
-cp mutants/mutmut-cicd-stats.json "$out/stats-$rev.json"
-: > "$out/survivors-$rev.txt"
-for m in $(grep -E ': (survived|no tests)$' "$out/results-$rev.txt" | sed 's/^ *//; s/: .*$//'); do
-    mutmut show "$m" >> "$out/survivors-$rev.txt" 2>&1
-    echo >> "$out/survivors-$rev.txt"
+cp mutants/mutmut-cicd-stats.json "$out/stats-$tag.json"
+: > "$out/survivors-$tag.txt"
+for m in $(grep -E ': (survived|no tests)$' "$out/results-$tag.txt" | sed 's/^ *//; s/: .*$//'); do
+    mutmut show "$m" >> "$out/survivors-$tag.txt" 2>&1
+    echo >> "$out/survivors-$tag.txt"
 done
-cat "$out/stats-$rev.json" >> "$log"
-echo "report: $out/{run,results,survivors,stats}-$rev.*"
+cat "$out/stats-$tag.json" >> "$log"
+echo "report: $out/{run,results,survivors,stats}-$tag.*"
