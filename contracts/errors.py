@@ -77,4 +77,6 @@ BAD_INPUT_KINDS: dict[str, type[BaseException]] = {
     # issue 9: unsigned targets (drawn over every carrier and route, like every value kind)
     "negative-into-unsigned": ValueError,
     "beyond-unsigned-range": ValueError,
+    # held-out round 1 (issue 9, b04): the first float past an integer dtype's range (2.0**63 into int64)
+    "float-just-past-int-range": ValueError,
 }

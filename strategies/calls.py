@@ -239,6 +239,9 @@ VALUE_KINDS: dict[str, tuple[tuple[str, ...], str]] = {
     "complex-to-real": (("list", "ndarray", "tensor"), "1+2j into a real dtype"),
     "negative-into-unsigned": (("list", "ndarray", "tensor"), "-1 into uint16/uint32/uint64"),
     "beyond-unsigned-range": (("list", "ndarray", "tensor"), "max+1 into uint16/uint32"),
+    # held-out round 1 (issue 9): float(iinfo(int64).max) rounds to 2**63, so a check against
+    # it lets exactly 2.0**63 through; every integer dtype's first float past either end
+    "float-just-past-int-range": (("list", "ndarray", "tensor"), "the first float64 past max (2.0**63 for int64) or below min, into each integer dtype"),
 }
 
 
@@ -283,6 +286,16 @@ def value_case(kind: str, carrier: str, n: int, pick: int = 0) -> tuple[Any, tor
         targets = [d for d in UNSIGNED_WIDE_DTYPES if d is not getattr(torch, "uint64", None)] or [torch.uint8]
         dt = targets[pick % len(targets)]
         return carry([1] * (n - 1) + [int(torch.iinfo(dt).max) + 1], np.int64, torch.int64), dt
+    if kind == "float-just-past-int-range":
+        dt = _INT_TARGETS[(pick // 2) % len(_INT_TARGETS)]
+        info = torch.iinfo(dt)
+        if pick % 2 == 0 or info.min == 0:  # above max: 2**bits (exact in float64), the first float64 >= max + 1
+            bad = float(2 ** (info.bits - (0 if info.min == 0 else 1)))
+        else:  # below min: min - 1 where float64 holds it, else the next float64 down (-2**63 itself is valid for int64)
+            bad = float(info.min - 1)
+            if bad >= info.min:
+                bad = float(np.nextafter(np.float64(info.min), -np.inf))
+        return carry([1.0] * (n - 1) + [bad], np.float64, torch.float64), dt
     raise ValueError(f"{kind!r} is not a value-range bad-input kind; pick one of {sorted(VALUE_KINDS)}")
 
 
@@ -292,7 +305,7 @@ def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
 
     rows: list[BadInput] = []
     for kind, (carriers, _) in VALUE_KINDS.items():
-        variants = 8 if kind in ("nan-to-int", "inf-to-int") else 4
+        variants = 8 if kind in ("nan-to-int", "inf-to-int") else 2 * len(_INT_TARGETS) if kind == "float-just-past-int-range" else 4
         for carrier in carriers:
             for route in ROUTES:
                 for pick in range(variants):
