@@ -124,17 +124,34 @@ def _nondeterministic(exc: BaseException, contract: str, prop: str) -> ContractV
     return ContractViolation(contract, msg)
 
 
+#: The default profile's examples per property (conftest.py): a property's ``cap`` is its
+#: budget under that profile, and scales with any other (fuzz: 5000 / 40 = 125 times as many).
+DEFAULT_EXAMPLES = 40
+
+
+def capped_examples(cap: int, profile_examples: int | None = None) -> int:
+    """Examples for a property capped at ``cap`` under the default profile: ``cap`` scaled by the current profile.
+
+    ``cap * profile / DEFAULT_EXAMPLES``, at least 1 and at most the profile's own
+    ``max_examples`` (default profile: ``cap`` itself; ``fuzz`` with 5000: 125 x ``cap``;
+    ``dev`` with 10: a quarter). ``profile_examples`` defaults to the loaded profile's.
+    """
+    prof = settings().max_examples if profile_examples is None else profile_examples
+    return max(1, min(prof, cap * prof // DEFAULT_EXAMPLES))
+
+
 def _run(body: Callable[[st.DataObject], None], overrides: dict[str, Any], cap: int | None = None, *, timed: bool = False) -> None:
     """Run ``body`` under @given(st.data()) with the current profile plus ``overrides``.
 
-    ``cap`` bounds ``max_examples`` below the profile's (heavy properties); ``timed``
+    ``cap`` is a heavy property's budget under the default profile, scaled with the
+    loaded one (:func:`capped_examples`); ``timed``
     drops the shrink phase (see :data:`TIMED_PHASES`). A target that answers differently
     on the same input is reported as a nondeterministic target (a ContractViolation naming
     the call), not as Hypothesis's Flaky error about the strategy.
     """
     kw: dict[str, Any] = {"suppress_health_check": _SUPPRESS, "deadline": None, "phases": TIMED_PHASES if timed else PHASES}
     if cap is not None and "max_examples" not in overrides:
-        kw["max_examples"] = min(settings().max_examples, cap)
+        kw["max_examples"] = capped_examples(cap)
     kw.update(overrides)
     try:
         given(data=st.data())(settings(**kw)(body))()

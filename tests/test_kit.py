@@ -301,3 +301,22 @@ def test_hygiene_judges_quiescent_readings_exactly():
             reliability.check_resource_hygiene(target, torch.device("cpu"), calls=3000, warmup=1000, sync_every=1000, measure=lambda d: next(readings))
     with pytest.raises(NotApplicable):
         reliability.check_resource_hygiene(target, torch.device("cpu"), calls=10, warmup=10)
+
+
+def test_capped_properties_scale_with_the_profile():
+    """A heavy property's cap is its default-profile budget: the fuzz profile runs 125 times as many, dev a quarter."""
+    assert P.capped_examples(30, 40) == 30 and P.capped_examples(30, 5000) == 3750 and P.capped_examples(30, 10) == 7
+    assert P.capped_examples(3, 10) == 1 and P.capped_examples(100, 40) == 40  # at least one, never above the profile
+    seen = []
+
+    def body(data):
+        seen.append(data.draw(st.integers(), label="n"))
+
+    previous = settings._current_profile  # the loaded profile's max_examples is what _run scales
+    settings.register_profile("h2d-meta-400", parent=settings.get_profile(previous), max_examples=400)
+    settings.load_profile("h2d-meta-400")
+    try:
+        P._run(body, {}, cap=10)
+    finally:
+        settings.load_profile(previous)
+    assert 100 <= len(seen) <= 110, len(seen)
