@@ -19,6 +19,8 @@ import dataclasses
 import datetime
 import faulthandler
 import os
+import random
+import shlex
 import platform
 import signal
 import sys
@@ -83,8 +85,17 @@ def _xdist_worker_index() -> int | None:
     return int(worker[2:]) if worker and worker.startswith("gw") else None
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-timeout reads its settings
+@pytest.hookimpl(tryfirst=True)  # before pytest-timeout and Hypothesis's plugin read their settings
 def pytest_configure(config: pytest.Config) -> None:
+    # No --hypothesis-seed: choose one here and force it (Hypothesis's plugin reads the option
+    # after this hook; xdist hands the controller's options to its workers), so the header and
+    # the report print the seed a failing run used and `--hypothesis-seed N` replays it.
+    if config.getoption("hypothesis_seed", None) is None:
+        if hasattr(config, "workerinput"):  # an xdist worker: the controller's seed (see _OneWorkerPerGPU)
+            config.option.hypothesis_seed = config.workerinput.get("h2d_hypothesis_seed")  # type: ignore[attr-defined]
+        else:
+            config.option.hypothesis_seed = random.SystemRandom().randrange(2**32)
+            config._h2d_seed_chosen = True  # type: ignore[attr-defined]
     if config.pluginmanager.has_plugin("timeout") and config.getoption("timeout", None) is None:
         if "PYTEST_TIMEOUT" not in os.environ and not config.getini("timeout"):
             config.option.timeout = DEFAULT_TIMEOUT_S  # see _TimeoutHooks
@@ -121,7 +132,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return [
         f"h2d-contracts target: {target.name} (version {target.version}; capabilities {sorted(target.capabilities)})",
         f"torch {torch.__version__}, {cuda}, pinned memory {'available' if target.pin_memory_available() else 'unavailable'}",
-        f"hypothesis profile: {settings._current_profile}, seed: {seed if seed is not None else 'random (pass --hypothesis-seed to fix)'}",
+        f"hypothesis profile: {settings._current_profile}, seed: {seed}" + (f" (chosen at random for this run: --hypothesis-seed {seed} replays it)" if getattr(config, "_h2d_seed_chosen", False) else ""),
         f"python {platform.python_version()} on {platform.machine()}, H2D_IMPL={os.environ.get('H2D_IMPL', '<unset>')}",
         f"expected failures: {config._h2d_xfails_file or 'none'} ({len(config._h2d_xfails)} entries active here, {config._h2d_xfails_inactive} inactive by their if= conditions)",  # type: ignore[attr-defined]
     ]
@@ -188,6 +199,11 @@ class _OneWorkerPerGPU:
         if torch.cuda.is_available() and torch.cuda.device_count() > 0:
             return torch.cuda.device_count()
         return None
+
+    @staticmethod
+    def pytest_configure_node(node: object) -> None:
+        """Hand the controller's Hypothesis seed (given or chosen in pytest_configure) to each worker."""
+        node.workerinput["h2d_hypothesis_seed"] = node.config.getoption("hypothesis_seed", None)  # type: ignore[attr-defined]
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -402,9 +418,10 @@ def _report_meta(config: pytest.Config) -> dict:
         "python": platform.python_version(),
         "hypothesis": hypothesis.__version__,
         "profile": settings._current_profile,
-        "seed": seed if seed is not None else "random",
+        "seed": seed,
+        "seed_chosen_at_random": bool(getattr(config, "_h2d_seed_chosen", False)),
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, {cuda}",
-        "command": "pytest " + " ".join(config.invocation_params.args),
+        "command": shlex.join(["pytest", *config.invocation_params.args]),
         "xfails_file": config._h2d_xfails_file,  # type: ignore[attr-defined]
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "repro_preamble": preamble,

@@ -8,6 +8,7 @@ exit status and the report: each of them fails if the machinery stops doing its 
 from __future__ import annotations
 
 import json
+import shlex
 import re
 import subprocess
 import sys
@@ -346,3 +347,12 @@ def test_recheck_xfails_judges_a_recorded_report_offline():
     assert ok.returncode == 0 and "UNEXPECTED: []" in ok.stdout, ok.stdout + ok.stderr
     no = subprocess.run([*tool, str(bad)], capture_output=True, text=True, timeout=120)
     assert no.returncode == 1 and f"UNEXPECTED: ['{BAD_BROADCAST}']" in no.stdout, no.stdout + no.stderr
+
+
+def test_a_run_without_a_seed_records_the_seed_it_used():
+    """No --hypothesis-seed: the kit chooses one, forces it in every xdist worker, and the report records it (replayable)."""
+    proc = _pytest("tests/test_h2d.py::test_no_target_rejected[cpu]", "-m", "not meta", impl="reference", xfails="none", report="s", workers=2)
+    assert proc.returncode == 0, proc.stdout
+    data = json.loads((proc.tmp / "s.json").read_text())
+    assert isinstance(data["seed"], int) and data["seed_chosen_at_random"] is True
+    assert "-m 'not meta'" in data["command"] and shlex.split(data["command"])[0] == "pytest"  # shell-quoted: pastes back
