@@ -63,7 +63,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--h2d-example-db",
         default=None,
         metavar="none|PATH",
-        help="Hypothesis example database: 'none' (no replay, no saving: independent seeds) or a directory; default Hypothesis's .hypothesis/",
+        help="Hypothesis example database: a directory (failing examples saved there and replayed first; the run keeps Hypothesis's random seeds) or 'none'; default: none, the kit forces one seed per run (chosen at random unless --hypothesis-seed) and prints it, and Hypothesis uses no database under a forced seed",
     )
     group.addoption(
         "--h2d-max-hangs",
@@ -88,9 +88,12 @@ def _xdist_worker_index() -> int | None:
 @pytest.hookimpl(tryfirst=True)  # before pytest-timeout and Hypothesis's plugin read their settings
 def pytest_configure(config: pytest.Config) -> None:
     # No --hypothesis-seed: choose one here and force it (Hypothesis's plugin reads the option
-    # after this hook; xdist hands the controller's options to its workers), so the header and
-    # the report print the seed a failing run used and `--hypothesis-seed N` replays it.
-    if config.getoption("hypothesis_seed", None) is None:
+    # after this hook; _OneWorkerPerGPU hands it to xdist workers), so the header and the report
+    # print the seed a failing run used and `--hypothesis-seed N` replays it. A forced seed turns
+    # Hypothesis's example database off (core.py: no database key), so not when the user asks
+    # for a database with --h2d-example-db PATH: that run keeps random seeds and its database.
+    wants_db = config.getoption("--h2d-example-db", None) not in (None, "none")
+    if config.getoption("hypothesis_seed", None) is None and not wants_db:
         if hasattr(config, "workerinput"):  # an xdist worker: the controller's seed (see _OneWorkerPerGPU)
             config.option.hypothesis_seed = config.workerinput.get("h2d_hypothesis_seed")  # type: ignore[attr-defined]
         else:
