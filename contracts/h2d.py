@@ -81,8 +81,9 @@ def call_valid(contract: str, target: Target, data: Any, kwargs: dict[str, Any])
 def check_values(target: Target, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
     """values: the result equals ``data`` converted to the resolved dtype, same shape, on the requested device.
 
-    Also checks the result's device index (``cuda:1`` stays ``cuda:1``) and, with
-    ``out``, that the returned object *is* ``out``. Returns the result.
+    Also checks the result's device index (``cuda:1`` stays ``cuda:1``), that a result
+    made without ``out`` is contiguous (any input layout), and, with ``out``, that the
+    returned object *is* ``out``. Returns the result.
     """
     call = repro_call(data, kwargs, fn=target.fn_name)
     dtype = resolve_dtype(data, kwargs)
@@ -93,6 +94,10 @@ def check_values(target: Target, data: Any, kwargs: dict[str, Any]) -> torch.Ten
     _check_device("values", result, device, call)
     pure_copy = isinstance(data, (torch.Tensor, np.ndarray, np.generic)) and own_dtype(data) == dtype
     assert_same_values(result, expected, contract="values", call=call, nan_payloads=pure_copy)
+    if kwargs.get("out") is None and not result.is_contiguous():
+        # a fresh result is dense and row-major, as torch.tensor's (DESIGN: staged into a fresh
+        # contiguous buffer); a transposed input returned with its own strides breaks .view()
+        fail("values", "result is not contiguous", got=f"strides {tuple(result.stride())} for shape {tuple(result.shape)}", expected=f"strides {tuple(torch.empty(result.shape, device='meta').stride())}", call=call)
     return result
 
 
