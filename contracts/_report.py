@@ -240,6 +240,10 @@ def repro_value(obj: Any) -> str:
             notes.append("made under torch.inference_mode()")
         if obj.numel() == 0 and obj.dim() != 1:
             base += f".reshape{tuple(obj.shape)}"  # an empty nested list loses the shape
+        if obj.requires_grad:
+            base += ".requires_grad_()"  # a leaf that requires grad (a non-leaf's graph is not rebuilt)
+            if obj.grad_fn is not None:
+                notes.append(f"a non-leaf of the caller's graph (grad_fn {type(obj.grad_fn).__name__})")
         return base + (f"  # {', '.join(notes)}" if notes else "")
     if isinstance(obj, np.ndarray):
         if obj.dtype.kind in "biufc" and obj.size > LITERAL_MAX_ELEMENTS:

@@ -98,6 +98,10 @@ def check_values(target: Target, data: Any, kwargs: dict[str, Any]) -> torch.Ten
         # a fresh result is dense and row-major, as torch.tensor's (DESIGN: staged into a fresh
         # contiguous buffer); a transposed input returned with its own strides breaks .view()
         fail("values", "result is not contiguous", got=f"strides {tuple(result.stride())} for shape {tuple(result.shape)}", expected=f"strides {tuple(torch.empty(result.shape, device='meta').stride())}", call=call)
+    if result.requires_grad or result.grad_fn is not None:
+        # a copy for the device is data, not a step of the caller's autograd graph (torch.tensor
+        # and the reference detach); an out written from a tensor that requires grad joins it
+        fail("values", "the result is part of the caller's autograd graph", got=f"requires_grad={result.requires_grad}, grad_fn={type(result.grad_fn).__name__ if result.grad_fn is not None else None}", expected="requires_grad=False, grad_fn=None (a detached copy)", call=call)
     return result
 
 

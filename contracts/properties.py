@@ -331,6 +331,42 @@ def prop_values_typed_leaves(target: Target, device: torch.device, **overrides: 
     rows.finish()
 
 
+def prop_values_autograd_and_default_dtype(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: tensors that require grad come back detached; Python floats follow torch's default dtype (a table).
+
+    Rows: leaf and non-leaf tensors requiring grad (contiguous, transposed, float32/float64)
+    via ``device=``, ``dtype=`` and ``out=``; then lists, nested lists, tuples and mixed
+    int/float lists under ``torch.set_default_dtype(torch.float64)`` (restored after),
+    whose dtype torch.tensor takes from the default (held-out round 2: a CPU variant
+    with float32 hard-coded; a result left in the caller's graph).
+    """
+    _device_ok(target, device, "values")
+    del overrides  # deterministic: every row every run
+    with_out = "out" in target.capabilities
+    rows = _Rows("autograd / default-dtype table")
+
+    def grad_inputs() -> list[torch.Tensor]:
+        leaf32 = torch.tensor([1.5, -2.0, 3.25, 0.5], requires_grad=True)
+        leaf64 = torch.arange(6, dtype=torch.float64).view(2, 3).requires_grad_(True)
+        return [leaf32, leaf32 * 2, leaf64, leaf64.t(), leaf64[:, 1]]
+
+    for data in grad_inputs():
+        rows.row(ch.check_values, target, data, {"device": device})
+        rows.row(ch.check_values, target, data, {"device": device, "dtype": torch.float64})
+        if with_out:
+            rows.row(ch.check_values, target, data, {"out": torch.zeros(tuple(data.shape), dtype=torch.float32, device=device)})
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        for data in ([0.1], [[1.5, 2.0], [0.1, -3.0]], (0.1, 2.0), [1, 2.5], [1e300]):
+            rows.row(ch.check_values, target, data, {"device": device})
+            if with_out:
+                rows.row(ch.check_values, target, data, {"out": torch.zeros(tuple(np.shape(data)), dtype=torch.float64, device=device)})
+    finally:
+        torch.set_default_dtype(previous)
+    rows.finish()
+
+
 def _matrix_values(dtype: torch.dtype) -> list:
     """Values every source kind can carry that ``dtype`` represents, at its edges (float64 literals)."""
     if dtype is torch.bool:
@@ -1069,7 +1105,7 @@ def prop_device_hygiene(target: Target, device: torch.device, **overrides: Any) 
 
 #: catalogue id -> properties that check it.
 PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
-    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_multi_mb, prop_values_dtype_matrix, prop_values_layouts, prop_values_typed_leaves),
+    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_multi_mb, prop_values_dtype_matrix, prop_values_layouts, prop_values_typed_leaves, prop_values_autograd_and_default_dtype),
     "dtype": (prop_dtype_resolution, prop_dtype_mismatch),
     "out": (prop_out_written, prop_out_shape_table, prop_out_shape_rejected),
     "target": (prop_no_target,),

@@ -34,6 +34,10 @@ def test_values_typed_leaves(target, device):
     P.prop_values_typed_leaves(target, device)
 
 
+def test_values_autograd_and_default_dtype(target, device):
+    P.prop_values_autograd_and_default_dtype(target, device)
+
+
 def test_values_dtype_matrix(target, device):
     P.prop_values_dtype_matrix(target, device)
 

@@ -320,3 +320,11 @@ def test_capped_properties_scale_with_the_profile():
     finally:
         settings.load_profile(previous)
     assert 100 <= len(seen) <= 110, len(seen)
+
+
+def test_repro_marks_tensors_that_require_grad():
+    """A call: line rebuilds requires_grad (so it pastes and reproduces), and notes a non-leaf."""
+    leaf = torch.tensor([1.5, 2.0], requires_grad=True)
+    text = repro_value(leaf)
+    assert text.endswith(".requires_grad_()") and eval(text).requires_grad
+    assert "non-leaf" in repro_value(leaf * 2)
