@@ -667,3 +667,55 @@ MUTANTS.update(
         Mutant("overlap_check_on_raw_data", overlap_check_on_raw_data, ("bad-input", "input-untouched")),
     ]
 )
+
+
+# --------------------------------------------------------------------------- held-out round 2 misses (issue 9, item 4b)
+
+
+def cpu_variant_keeps_strides() -> Target:
+    """held-out r2 b11: the CPU-platform variant ends with ``source.to(dtype=dtype, copy=True)``, which keeps a transposed
+    input's strides: the result is not contiguous (``.view()`` on it fails)."""
+
+    def cpu(data, device=None, dtype=None, out=None):
+        result = R.async_tensor_h2d_cpu(data, device, dtype, out)
+        if out is None and isinstance(data, torch.Tensor) and not data.is_contiguous():
+            return data.detach().to(dtype=result.dtype, copy=True)
+        return result
+
+    return _target("cpu_variant_keeps_strides", cpu_variant=cpu)
+
+
+def cpu_variant_float32_hardcoded() -> Target:
+    """held-out r2 b13: the CPU-platform variant infers Python floats as ``torch.float32`` instead of torch's default dtype:
+    under ``torch.set_default_dtype(torch.float64)``, ``[0.1]`` comes back float32."""
+
+    def cpu(data, device=None, dtype=None, out=None):
+        result = R.async_tensor_h2d_cpu(data, device, dtype, out)
+        if dtype is None and out is None and isinstance(data, (list, tuple)) and result.dtype == torch.get_default_dtype() != torch.float32:
+            return result.to(torch.float32)
+        return result
+
+    return _target("cpu_variant_float32_hardcoded", cpu_variant=cpu)
+
+
+def cpu_variant_not_detached() -> Target:
+    """held-out r2 b14: the CPU-platform variant takes a tensor without ``.detach()``: a result made from a tensor that
+    requires grad stays in the caller's autograd graph."""
+
+    def cpu(data, device=None, dtype=None, out=None):
+        result = R.async_tensor_h2d_cpu(data, device, dtype, out)
+        if isinstance(data, torch.Tensor) and data.requires_grad:
+            return out.copy_(data) if out is not None else data.to(dtype=result.dtype, copy=True)
+        return result
+
+    return _target("cpu_variant_not_detached", cpu_variant=cpu)
+
+
+MUTANTS.update(
+    (m.name, m)
+    for m in [
+        Mutant("cpu_variant_keeps_strides", cpu_variant_keeps_strides, ("values",)),
+        Mutant("cpu_variant_float32_hardcoded", cpu_variant_float32_hardcoded, ("values",)),
+        Mutant("cpu_variant_not_detached", cpu_variant_not_detached, ("values",)),
+    ]
+)
