@@ -11,8 +11,9 @@ import numpy as np
 import torch
 from hypothesis import strategies as st
 
+from . import _validate as _v
 from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, UNSIGNED_WIDE_DTYPES, USER_DTYPES, is_integer
-from .host import host_data, nested_lists, numpy_arrays, cpu_tensors, pinning_available, shapes, torch_dtypes
+from .host import HOST_KINDS, host_data, nested_lists, numpy_arrays, cpu_tensors, pinning_available, shapes, torch_dtypes
 
 __all__ = [
     "OUT_KINDS",
@@ -36,6 +37,7 @@ OUT_KINDS = ("contiguous", "noncontiguous", "offset", "transposed")
 POISON = 77
 
 
+@_v.eager(cpu=_v.boolean(), cuda=_v.boolean())
 def devices(*, cpu: bool = True, cuda: bool = True) -> st.SearchStrategy[torch.device]:
     """Devices available on this machine: ``cpu`` and every ``cuda:i`` (always with an index)."""
     choices = [torch.device("cpu")] if cpu else []
@@ -52,6 +54,7 @@ def _poisoned(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) 
     return t.view(dtype) if dtype in FLOAT8_DTYPES else t
 
 
+@_v.eager(shape=_v.shape(optional=False, strategy=False), dtype=_v.dtype(optional=False), device=_v.device(), kind=_v.one_of(OUT_KINDS))
 @st.composite
 def out_buffers(
     draw: Any,
@@ -81,6 +84,7 @@ def out_buffers(
     return _poisoned(shape, dtype, device)
 
 
+@_v.eager(shape=_v.shape(optional=False, strategy=False), broadcastable=_v.boolean(optional=True))
 @st.composite
 def wrong_shapes(draw: Any, shape: tuple[int, ...], *, broadcastable: bool | None = None) -> tuple[int, ...]:
     """Shapes different from ``shape``; with ``broadcastable=True`` ones ``shape`` broadcasts to.
@@ -122,6 +126,7 @@ def _target_dtypes_for(data_dtype: torch.dtype | None) -> list[torch.dtype]:
     return list(USER_DTYPES + FLOAT8_DTYPES)
 
 
+@_v.eager(device=_v.device(), kinds=_v.some_of(HOST_KINDS), out=_v.boolean(optional=True), dtype=_v.boolean(optional=True), pass_device=_v.boolean(optional=True), pinned=_v.boolean(optional=True), shape=_v.shape(), out_kind=_v.one_of(OUT_KINDS))
 @st.composite
 def h2d_calls(
     draw: Any,
@@ -171,6 +176,7 @@ def _device_spellings(device: torch.device) -> list[Any]:
     return spellings
 
 
+@_v.eager(max_rows=_v.integer(), numpy_only=_v.boolean())
 @st.composite
 def buffer_specs(draw: Any, *, max_rows: int = 8, numpy_only: bool = False) -> dict[str, Any]:
     """Keyword sets for ``CpuGpuBuffer(*size, dtype=..., pin_memory=..., with_numpy=...)``.
@@ -189,6 +195,7 @@ def buffer_specs(draw: Any, *, max_rows: int = 8, numpy_only: bool = False) -> d
     return {"size": (rows, *rest), "dtype": dtype, "pin_memory": pin, "with_numpy": with_numpy}
 
 
+@_v.eager(capacity=_v.integer(), valid=_v.boolean(optional=True))
 def row_counts(capacity: int, *, valid: bool | None = None) -> st.SearchStrategy[int | None]:
     """``n`` values for ``copy_to_gpu(n)`` / ``copy_to_cpu(n)``.
 
@@ -319,10 +326,17 @@ def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
     return rows
 
 
+def _bad_kinds(where: str, value: Any) -> Any:
+    from contracts.errors import BAD_INPUT_KINDS  # here, not at import: contracts imports strategies
+
+    return _v.some_of(tuple(sorted(BAD_INPUT_KINDS)), optional=True)(where, value)
+
+
 def _gen():
     yield from range(3)
 
 
+@_v.eager(device=_v.device(), kinds=_bad_kinds)
 @st.composite
 def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None = None) -> BadInput:
     """Calls that must raise a documented exception, with an ``out`` to check stays untouched.

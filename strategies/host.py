@@ -24,6 +24,7 @@ import torch
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from . import _validate as _v
 from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, UNSIGNED_WIDE_DTYPES, USER_DTYPES, int_range, is_integer
 
 __all__ = [
@@ -42,6 +43,16 @@ TENSOR_LAYOUTS = ("contiguous", "transposed", "sliced", "offset", "expanded", "c
 ARRAY_LAYOUTS = ("contiguous", "fortran", "reversed", "flipped", "sliced", "offset", "broadcast", "byteswapped", "readonly")
 
 
+#: The kinds of host data :func:`host_data` draws.
+HOST_KINDS = ("list", "ndarray", "tensor", "list-of-arrays")
+
+
+#: pinned: True, False or None. Whether pinning exists here is checked at draw time (a
+#: module-level @given(cpu_tensors(pinned=True)) must import on a CPU-only machine, where
+#: its test is skipped), with the ValueError of cpu_tensors.
+_pinned_arg = _v.boolean(optional=True)
+
+
 def pinning_available() -> bool:
     """Whether pinned host tensors can be drawn on this machine."""
     from contracts.target import torch_pin_memory_available  # one detection for the whole kit
@@ -49,6 +60,7 @@ def pinning_available() -> bool:
     return torch_pin_memory_available()
 
 
+@_v.eager(float8=_v.boolean(), unsigned_wide=_v.boolean(), exclude=_v.dtypes())
 def torch_dtypes(*, float8: bool = True, unsigned_wide: bool = False, exclude: tuple[torch.dtype, ...] = ()) -> st.SearchStrategy[torch.dtype]:
     """The dtypes users pass: bool, (u)int8..int64, float16, bfloat16, float32, float64, float8.
 
@@ -63,6 +75,7 @@ def torch_dtypes(*, float8: bool = True, unsigned_wide: bool = False, exclude: t
     return st.sampled_from(choices)
 
 
+@_v.eager(min_dims=_v.integer(), max_dims=_v.integer(), min_side=_v.integer(), max_side=_v.integer())
 def shapes(*, min_dims: int = 0, max_dims: int = 3, min_side: int = 0, max_side: int = 5) -> st.SearchStrategy[tuple[int, ...]]:
     """Array shapes: 0-d, empty (a zero side), 1-D and N-D. Thin wrapper of ``hnp.array_shapes``."""
     return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side, max_side=max_side)
@@ -189,6 +202,7 @@ def _tensor_layout(values: torch.Tensor, layout: str, pinned: bool) -> torch.Ten
     return store
 
 
+@_v.eager(dtype=_v.dtype(strategy=True), shape=_v.shape(), pinned=_pinned_arg, layout=_v.one_of(TENSOR_LAYOUTS), target_dtype=_v.dtype())
 @st.composite
 def cpu_tensors(
     draw: Any,
@@ -251,6 +265,7 @@ def _array_layout(arr: np.ndarray, layout: str) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+@_v.eager(dtype=_v.dtype(allowed=tuple(NUMPY_OF), strategy=True), shape=_v.shape(), layout=_v.one_of(ARRAY_LAYOUTS), target_dtype=_v.dtype())
 @st.composite
 def numpy_arrays(
     draw: Any,
@@ -280,6 +295,7 @@ def numpy_arrays(
     return _array_layout(values, layout)
 
 
+@_v.eager(kind=_v.one_of(("bool", "int", "float")), shape=_v.shape(min_dims=1), target_dtype=_v.dtype(), containers=_v.one_of(("list", "tuple", "mixed")))
 @st.composite
 def nested_lists(
     draw: Any,
@@ -320,6 +336,7 @@ def nested_lists(
     return convert(nested, 0)
 
 
+@_v.eager(kinds=_v.some_of(HOST_KINDS), target_dtype=_v.dtype(), pinned=_pinned_arg, shape=_v.shape(), dtype=_v.dtype())
 @st.composite
 def host_data(
     draw: Any,

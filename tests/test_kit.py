@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 import torch
@@ -328,3 +330,52 @@ def test_repro_marks_tensors_that_require_grad():
     text = repro_value(leaf)
     assert text.endswith(".requires_grad_()") and eval(text).requires_grad
     assert "non-leaf" in repro_value(leaf * 2)
+
+
+_CPU = torch.device("cpu")
+#: (strategy call, a word the message must name): each public strategy's argument errors,
+#: raised when the strategy is built (hypothesis.extra.numpy's behaviour), not at draw time.
+_MISUSES = [
+    (lambda: hs.host_data(kinds="list"), "kinds"),
+    (lambda: hs.host_data(kinds=("lists",)), "'lists'"),
+    (lambda: hs.host_data(pinned="yes"), "pinned"),
+    (lambda: hs.numpy_arrays(layout="typo"), "layout"),
+    (lambda: hs.numpy_arrays(torch.bfloat16), "dtype"),
+    (lambda: hs.numpy_arrays(np.complex64), "dtype"),
+    (lambda: hs.cpu_tensors(layout="typo"), "layout"),
+    (lambda: hs.cpu_tensors(shape=(2, -1)), "shape"),
+    (lambda: hs.nested_lists(shape=()), "shape"),
+    (lambda: hs.nested_lists(kind="str"), "kind"),
+    (lambda: hs.nested_lists(containers="set"), "containers"),
+    (lambda: hs.torch_dtypes(float8="no"), "float8"),
+    (lambda: hs.torch_dtypes(exclude=torch.int8), "exclude"),
+    (lambda: hs.shapes(max_dims=-1), "max_dims"),
+    (lambda: hs.devices(cpu="yes"), "cpu"),
+    (lambda: hs.out_buffers((2,), torch.int32, _CPU, kind="typo"), "kind"),
+    (lambda: hs.out_buffers((2,), "not-a-dtype", _CPU), "dtype"),
+    (lambda: hs.wrong_shapes(3), "shape"),
+    (lambda: hs.h2d_calls(object()), "device"),
+    (lambda: hs.h2d_calls("cuda:x"), "device"),
+    (lambda: hs.h2d_calls(_CPU, kinds=("lists",)), "kinds"),
+    (lambda: hs.h2d_calls(_CPU, out_kind="typo"), "out_kind"),
+    (lambda: hs.buffer_specs(max_rows=-1), "max_rows"),
+    (lambda: hs.row_counts(-2), "capacity"),
+    (lambda: hs.row_counts(4, valid="no"), "valid"),
+    (lambda: hs.bad_inputs(_CPU, kinds="none"), "kinds"),
+    (lambda: hs.bad_inputs(_CPU, kinds=("no-such-kind",)), "no-such-kind"),
+]
+
+
+@pytest.mark.parametrize("build, word", _MISUSES, ids=[f"{i}" for i in range(len(_MISUSES))])
+def test_strategies_refuse_bad_arguments_when_built(build, word):
+    from hypothesis.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match=re.escape(word)):
+        build()
+
+
+def test_strategies_take_numpy_dtypes_and_device_strings():
+    assert hs.numpy_arrays(np.float32, (3,)).example().dtype == np.float32
+    assert hs.cpu_tensors(np.dtype("int16"), (2,)).example().dtype == torch.int16
+    assert hs.out_buffers((2,), np.int64, "cpu").example().dtype == torch.int64
+    assert hs.h2d_calls("cpu").example().kwargs.get("device", "cpu") in ("cpu", _CPU)
