@@ -62,9 +62,13 @@ def wait(buffer: Any) -> None:
         torch.cuda.current_stream(buffer.gpu.device).synchronize()
 
 
-def _repr_spec(spec: dict[str, Any], device: torch.device) -> str:
+def repr_spec(spec: dict[str, Any], device: torch.device) -> str:
+    """``CpuGpuBuffer(...)`` with every constructor argument of ``spec`` (as :func:`strategies.buffer_specs` gives), runnable."""
     size = ", ".join(map(str, spec["size"]))
-    return f"CpuGpuBuffer({size}, dtype={spec['dtype']}, device='{device}', pin_memory={spec['pin_memory']}, with_numpy={spec['with_numpy']})"
+    return f"CpuGpuBuffer({size}, dtype={spec['dtype']}, device=torch.device('{device}'), pin_memory={spec['pin_memory']}, with_numpy={spec.get('with_numpy', True)})"
+
+
+_repr_spec = repr_spec
 
 
 def _bytes(t: torch.Tensor) -> np.ndarray:

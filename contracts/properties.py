@@ -824,7 +824,7 @@ def prop_buffer_copy(target: Target, device: torch.device, **overrides: Any) -> 
         values = data.draw(_buffer_values(spec["dtype"], spec["size"]), label="values")
         method = data.draw(st.sampled_from(["copy_to_gpu", "copy_to_cpu"]), label="method")
         check = cb.check_copy_to_gpu if method == "copy_to_gpu" else cb.check_copy_to_cpu
-        check(target, buf, n, values, f"CpuGpuBuffer{tuple(spec['size'])}")
+        check(target, buf, n, values, cb.repr_spec(spec, device))
 
     _run(body, overrides)
 
@@ -841,7 +841,7 @@ def prop_buffer_copy_sizes(target: Target, device: torch.device, **overrides: An
         for n in sorted({0, 1, capacity - 1, capacity}):
             for check in (cb.check_copy_to_gpu, cb.check_copy_to_cpu):
                 buf = cb.make_buffer(target, spec, device)
-                check(target, buf, n, values, f"CpuGpuBuffer({capacity}, 3)")
+                check(target, buf, n, values, cb.repr_spec(spec, device))
 
 
 def prop_buffer_bad_rows(target: Target, device: torch.device, **overrides: Any) -> None:
@@ -856,7 +856,7 @@ def prop_buffer_bad_rows(target: Target, device: torch.device, **overrides: Any)
         not_ints = st.sampled_from([1.0, True, np.bool_(True), "1", torch.tensor(True), torch.tensor([1]), torch.tensor(1.0)])
         n = data.draw(hs.row_counts(spec["size"][0], valid=False) | not_ints, label="n")
         method = data.draw(st.sampled_from(["copy_to_gpu", "copy_to_cpu"]), label="method")
-        cb.check_row_count_rejected(target, buf, n, method, f"CpuGpuBuffer{tuple(spec['size'])}")
+        cb.check_row_count_rejected(target, buf, n, method, cb.repr_spec(spec, device))
 
     _run(body, overrides)
 

@@ -379,3 +379,14 @@ def test_strategies_take_numpy_dtypes_and_device_strings():
     assert hs.cpu_tensors(np.dtype("int16"), (2,)).example().dtype == torch.int16
     assert hs.out_buffers((2,), np.int64, "cpu").example().dtype == torch.int64
     assert hs.h2d_calls("cpu").example().kwargs.get("device", "cpu") in ("cpu", _CPU)
+
+
+def test_buffer_call_lines_build_the_buffer():
+    """A buffer failure's call: line names every constructor argument, so it pastes (the report's preamble gives CpuGpuBuffer)."""
+    from contracts import buffer as cb
+    from h2d_impl import CpuGpuBuffer
+
+    spec = {"size": (0, 3), "dtype": torch.float16, "pin_memory": True, "with_numpy": False}
+    text = cb.repr_spec(spec, torch.device("cpu")) + ".copy_to_gpu(0)"
+    assert "dtype=torch.float16" in text and "device=torch.device('cpu')" in text
+    assert tuple(eval(text, {"torch": torch, "CpuGpuBuffer": CpuGpuBuffer}).shape) == (0, 3)
