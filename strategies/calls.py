@@ -169,7 +169,8 @@ def h2d_calls(
 def _device_spellings(device: torch.device) -> list[Any]:
     """Equivalent ways users spell ``device`` (a bare "cuda" only for the current device)."""
     if device.type == "cpu":
-        return [torch.device("cpu"), "cpu"]
+        # "cpu:0" and torch.device("cpu", 0) are the host too (held-out round 3: a target refusing them)
+        return [torch.device("cpu"), "cpu", "cpu:0", torch.device("cpu", 0)]
     spellings: list[Any] = [device, str(device), device.index]
     if device.index == torch.cuda.current_device():
         spellings.append("cuda")
