@@ -719,3 +719,22 @@ MUTANTS.update(
         Mutant("cpu_variant_not_detached", cpu_variant_not_detached, ("values",)),
     ]
 )
+
+
+# --------------------------------------------------------------------------- held-out round 3 miss (issue 9, item 4b)
+
+
+def cpu_index_zero_rejected() -> Target:
+    """held-out r3 b10: the device check refuses any explicit index on the host, so ``device="cpu:0"`` (and
+    ``torch.device("cpu", 0)``), which torch accepts as the host, raises ValueError."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        dev = torch.device(device) if isinstance(device, str) else device
+        if isinstance(dev, torch.device) and dev.type == "cpu" and dev.index is not None:
+            raise ValueError(f"device={device!r}: the host takes no index")
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("cpu_index_zero_rejected", fn)
+
+
+MUTANTS["cpu_index_zero_rejected"] = Mutant("cpu_index_zero_rejected", cpu_index_zero_rejected, ("values",))
