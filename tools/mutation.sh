@@ -73,7 +73,9 @@ mutmut export-cicd-stats >> "$log" 2>&1
 cp mutants/mutmut-cicd-stats.json "$out/stats-$tag.json"
 : > "$out/survivors-$tag.txt"
 for m in $(grep -E ': (survived|no tests)$' "$out/results-$tag.txt" | sed 's/^ *//; s/: .*$//'); do
-    mutmut show "$m" >> "$out/survivors-$tag.txt" 2>&1
+    # one failing `mutmut show` must not end the script (set -e) and, with it, the scratch
+    # directory: the contract-suite run of 73734f2 lost 198 of its 290 survivors' diffs so
+    mutmut show "$m" >> "$out/survivors-$tag.txt" 2>&1 || echo "(mutmut show $m failed: exit $?)" >> "$out/survivors-$tag.txt"
     echo >> "$out/survivors-$tag.txt"
 done
 cat "$out/stats-$tag.json" >> "$log"
