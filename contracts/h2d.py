@@ -10,6 +10,7 @@ contract, what differed and the call that produced it.
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import numpy as np
@@ -142,7 +143,14 @@ def _expect_raise(
         changed = int((guard.out_before != raw_storage(guard.out)).sum())
         if changed:
             fail(contract, f"{why}: the failed call wrote into out ({changed} bytes changed)", got="out modified", expected="out untouched", call=call)
+    if not any(re.search(rf"\b{name}\b", str(caught)) for name in ARGUMENT_NAMES):
+        # the brief: bad input gets "a clear exception naming the argument"
+        fail(contract, f"{why}: the message names no argument", got=f"{type(caught).__name__}: {str(caught)[:200]!r}", expected=f"a message naming the argument at fault ({', '.join(ARGUMENT_NAMES)})", call=call)
     return caught
+
+
+#: The arguments of ``async_tensor_h2d``: a refusal's message names at least one (whole word).
+ARGUMENT_NAMES = ("data", "out", "dtype", "device")
 
 
 def check_dtype_mismatch_rejected(target: Target, data: Any, kwargs: dict[str, Any]) -> None:

@@ -738,3 +738,19 @@ def cpu_index_zero_rejected() -> Target:
 
 
 MUTANTS["cpu_index_zero_rejected"] = Mutant("cpu_index_zero_rejected", cpu_index_zero_rejected, ("values",))
+
+
+def refusals_name_no_argument() -> Target:
+    """every refusal keeps its exception type but says only "invalid input": the caller cannot tell which argument is at
+    fault (mutmut's survivors of the contract suite that replace a message by None, reports/mutation/)."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        try:
+            return R.async_tensor_h2d(data, device, dtype, out)
+        except (ValueError, TypeError) as exc:
+            raise type(exc)("invalid input") from None
+
+    return _target("refusals_name_no_argument", fn)
+
+
+MUTANTS["refusals_name_no_argument"] = Mutant("refusals_name_no_argument", refusals_name_no_argument, ("bad-input",))
