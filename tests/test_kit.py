@@ -378,7 +378,8 @@ def test_strategies_take_numpy_dtypes_and_device_strings():
     assert hs.numpy_arrays(np.float32, (3,)).example().dtype == np.float32
     assert hs.cpu_tensors(np.dtype("int16"), (2,)).example().dtype == torch.int16
     assert hs.out_buffers((2,), np.int64, "cpu").example().dtype == torch.int64
-    assert hs.h2d_calls("cpu").example().kwargs.get("device", "cpu") in ("cpu", _CPU)
+    call = hs.h2d_calls("cpu", pass_device=True).example()
+    assert torch.device(call.kwargs["device"]).type == "cpu"  # "cpu", "cpu:0", torch.device("cpu"[, 0])
 
 
 def test_buffer_call_lines_build_the_buffer():
