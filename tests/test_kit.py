@@ -287,6 +287,12 @@ def test_table_rows_report_every_kind_not_only_the_first():
     P._Rows("clean").finish()
     with pytest.raises(ZeroDivisionError):  # not a violation: a kit or target error propagates at once
         P._Rows("error").row(lambda: 1 / 0)
+    capped = P._Rows("capped", cap=2)
+    for k in "abc":
+        capped.row(bad, f"kind {k}")
+    with pytest.raises(ExceptionGroup) as info:
+        capped.finish()
+    assert str(info.value.exceptions[-1]) == "[out] capped: 1 more failing rows of kinds beyond the first 2, not shown"
 
 
 def test_hygiene_judges_quiescent_readings_exactly():
