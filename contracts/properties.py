@@ -15,6 +15,7 @@ Every property is listed in :data:`PROPERTIES` under its catalogue id.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable
 
 import numpy as np
@@ -61,14 +62,24 @@ def _contract_of(func: Callable[..., Any]) -> str:
     return "values"
 
 
+def _kind_of(message: str) -> str:
+    """A violation's kind: what failed (the first line up to ": got"), with digits and quoted row labels
+    masked, plus the exception type when one was raised ("... raised: got ValueError: ..."), so rows that
+    fail the same way are one kind whatever their values, and a new exception type is a new kind."""
+    first = message.splitlines()[0] if message else ""
+    what, _, got = first.partition(": got ")
+    what = re.sub(r"'[^']*'", "'...'", re.sub(r"\d", "#", what))
+    raised = re.match(r"[A-Za-z_]\w*(?:Error|Exception|Warning)\b", got)
+    return what + (f": got {raised.group(0)}" if raised else "")
+
+
 class _Rows:
     """Runs a deterministic table's rows to the end and reports one failing row per kind.
 
     A table that stopped at its first failing row would hide every later kind behind it:
     a target with one known fault (an expectation entry) and one new fault in a later row
     would be reported as the known one only. Each row runs inside :meth:`row`; a row's
-    ContractViolation is kept if its kind is new (kind: the message's first line with
-    digits masked), up to ``cap`` kinds; rows of further kinds are counted and reported
+    ContractViolation is kept if its kind is new (:func:`_kind_of`), up to ``cap`` kinds; rows of further kinds are counted and reported
     as one more violation that no expectation covers. :meth:`finish` raises the single
     violation, or an ``ExceptionGroup`` of one per kind (the report and the expectations walk groups:
     a failure is expected only if every kind in it is). Anything else a row raises (a
@@ -86,8 +97,7 @@ class _Rows:
             check(*args, **kwargs)
         except ContractViolation as exc:
             self.failed += 1
-            first = str(exc).splitlines()[0] if str(exc) else ""
-            key = (exc.contract, "".join("#" if c.isdigit() else c for c in first))
+            key = (exc.contract, _kind_of(str(exc)))
             if key not in self.kinds:
                 if len(self.kinds) < self.cap:
                     self.kinds[key] = exc
