@@ -754,3 +754,23 @@ def refusals_name_no_argument() -> Target:
 
 
 MUTANTS["refusals_name_no_argument"] = Mutant("refusals_name_no_argument", refusals_name_no_argument, ("bad-input",))
+
+
+def uint64_checked_through_int64() -> Target:
+    """the integer range check widens every source through ``int64`` (``source.to(torch.int64)``), so a uint64 value of
+    2**63 or more wraps negative and passes as an int64: ``np.array([2**63], np.uint64)`` into int64 becomes -2**63
+    (the contract suite's mutation run of 73734f2: no drawn data reached it)."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        target_dtype = dtype if dtype is not None else (out.dtype if out is not None else None)
+        u64 = getattr(torch, "uint64", None)
+        src = data if isinstance(data, torch.Tensor) and data.dtype == u64 else torch.from_numpy(data.astype(np.uint64).view(np.int64)) if isinstance(data, np.ndarray) and data.dtype == np.uint64 else None
+        if target_dtype is torch.int64 and src is not None:
+            wrapped = src.view(torch.int64) if src.dtype != torch.int64 else src
+            return out.copy_(wrapped) if out is not None else wrapped.clone().to(device)
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("uint64_checked_through_int64", fn)
+
+
+MUTANTS["uint64_checked_through_int64"] = Mutant("uint64_checked_through_int64", uint64_checked_through_int64, ("bad-input",))

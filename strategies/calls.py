@@ -250,6 +250,9 @@ VALUE_KINDS: dict[str, tuple[tuple[str, ...], str]] = {
     # held-out round 1 (issue 9): float(iinfo(int64).max) rounds to 2**63, so a check against
     # it lets exactly 2.0**63 through; every integer dtype's first float past either end
     "float-just-past-int-range": (("list", "ndarray", "tensor"), "the first float64 past max (2.0**63 for int64) or below min, into each integer dtype"),
+    # mutation run of the contract suite (73734f2): a range check that widens uint64 through
+    # int64 wraps 2**63 to -2**63, which int64 holds; no drawn data reached it
+    "uint64-beyond-int64": (("list", "ndarray", "tensor"), "2**63 and 2**64 - 1 (uint64 values) into int64, int32, int8"),
 }
 
 
@@ -294,6 +297,13 @@ def value_case(kind: str, carrier: str, n: int, pick: int = 0) -> tuple[Any, tor
         targets = [d for d in UNSIGNED_WIDE_DTYPES if d is not getattr(torch, "uint64", None)] or [torch.uint8]
         dt = targets[pick % len(targets)]
         return carry([1] * (n - 1) + [int(torch.iinfo(dt).max) + 1], np.int64, torch.int64), dt
+    if kind == "uint64-beyond-int64":
+        big = 2**63 if pick % 2 == 0 else 2**64 - 1
+        u64 = getattr(torch, "uint64", None)
+        values = [1] * (n - 1) + [big]
+        if carrier == "tensor" and u64 is None:  # torch without uint64 tensors: the ndarray carries it
+            return np.array(values, dtype=np.uint64), (torch.int64, torch.int32, torch.int8)[pick % 3]
+        return carry(values, np.uint64, u64), (torch.int64, torch.int32, torch.int8)[pick % 3]
     if kind == "float-just-past-int-range":
         dt = _INT_TARGETS[(pick // 2) % len(_INT_TARGETS)]
         info = torch.iinfo(dt)
@@ -313,7 +323,7 @@ def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
 
     rows: list[BadInput] = []
     for kind, (carriers, _) in VALUE_KINDS.items():
-        variants = 8 if kind in ("nan-to-int", "inf-to-int") else 2 * len(_INT_TARGETS) if kind == "float-just-past-int-range" else 4
+        variants = 8 if kind in ("nan-to-int", "inf-to-int") else 2 * len(_INT_TARGETS) if kind == "float-just-past-int-range" else 6 if kind == "uint64-beyond-int64" else 4
         for carrier in carriers:
             for route in ROUTES:
                 for pick in range(variants):
