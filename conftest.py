@@ -374,9 +374,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         rep.user_properties.append(("h2d_violations", found))
     if rep.failed and exc is not None and not found and rep.when == "call":
         rep.user_properties.append(("h2d_errors", h2d_report.failure_text(exc)))
-    matched = list(getattr(item, "_h2d_xfail", []))
-    # a contract-id entry also covers a test that violated it through a helper the static mapping cannot see
-    matched += [e for e in item.config._h2d_xfails if e.is_contract and e.pattern in {v["contract"] for v in found} and e not in matched]  # type: ignore[attr-defined]
+    matched = h2d_report.with_violated(list(getattr(item, "_h2d_xfail", [])), found, item.config._h2d_xfails)  # type: ignore[attr-defined]
     if not matched or rep.when != "call" or hasattr(rep, "wasxfail"):
         return rep
     reason = "; ".join(f"{e.source}: {e.pattern}: {e.reason}" for e in matched)

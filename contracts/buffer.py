@@ -53,7 +53,7 @@ def make_buffer(target: Target, spec: dict[str, Any], device: torch.device) -> A
         raise
     except Exception as exc:  # noqa: BLE001 - report what a valid construction raised
         pinned = "" if target.pin_memory_available() else " (pinned memory is unavailable here: pin_memory=True must fall back to pageable)"
-        fail("buffer", f"a valid CpuGpuBuffer construction raised{pinned if spec['pin_memory'] else ''}", got=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}", expected="a buffer", call=_repr_spec(spec, device))
+        fail("buffer", f"a valid CpuGpuBuffer construction raised{pinned if spec['pin_memory'] else ''}", got=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}", expected="a buffer", call=repr_spec(spec, device))
 
 
 def wait(buffer: Any) -> None:
@@ -68,8 +68,6 @@ def repr_spec(spec: dict[str, Any], device: torch.device) -> str:
     return f"CpuGpuBuffer({size}, dtype={spec['dtype']}, device=torch.device('{device}'), pin_memory={spec['pin_memory']}, with_numpy={spec.get('with_numpy', True)})"
 
 
-_repr_spec = repr_spec
-
 
 def _bytes(t: torch.Tensor) -> np.ndarray:
     """Raw bytes of a tensor's elements, shape ``(rows, row_bytes)`` (any device)."""
@@ -82,7 +80,7 @@ def _bytes(t: torch.Tensor) -> np.ndarray:
 def check_buffer_init(target: Target, spec: dict[str, Any], device: torch.device) -> Any:
     """buffer: shapes, dtypes, devices, zero-initialised, pinned iff asked and available, ``.np`` aliases ``.cpu``."""
     buf = make_buffer(target, spec, device)
-    call = _repr_spec(spec, device)
+    call = repr_spec(spec, device)
     size = tuple(spec["size"])
     for name, t, dev in (("cpu", buf.cpu, torch.device("cpu")), ("gpu", buf.gpu, device)):
         if tuple(t.shape) != size or t.dtype != spec["dtype"]:
@@ -114,7 +112,7 @@ def check_buffer_init(target: Target, spec: dict[str, Any], device: torch.device
 def check_numpy_view_rejected(target: Target, spec: dict[str, Any], device: torch.device) -> None:
     """buffer: ``with_numpy=True`` for a dtype numpy lacks (bfloat16, float8) raises ``ValueError``."""
     target.require("buffer", "buffer")
-    call = _repr_spec(spec, device)
+    call = repr_spec(spec, device)
     try:
         _construct(target, spec, device)
     except ValueError:
@@ -211,7 +209,7 @@ def check_row_count_rejected(target: Target, buf: Any, n: Any, method: str, call
 def check_roundtrip_bits(target: Target, spec: dict[str, Any], device: torch.device, values: torch.Tensor) -> None:
     """buffer: without ``.np`` any dtype (bfloat16, float8) makes a bit-exact cpu -> gpu -> cpu round trip."""
     buf = make_buffer(target, spec, device)
-    call = _repr_spec(spec, device)
+    call = repr_spec(spec, device)
     buf.cpu.copy_(values)
     buf.copy_to_gpu()
     wait(buf)
@@ -244,7 +242,7 @@ def buffer_state_machine(target: Target, device: torch.device, specs: st.SearchS
             self.rows = spec["size"][0]
             self.cpu_model = _bytes(self.buf.cpu) * 0
             self.gpu_model = self.cpu_model.copy()
-            self.call = _repr_spec(spec, device)
+            self.call = repr_spec(spec, device)
 
         def _row_values(self, data: st.DataObject, lo: int, hi: int) -> torch.Tensor:
             return data.draw(values_for(self.spec["dtype"], (hi - lo, *self.spec["size"][1:])), label="row values")

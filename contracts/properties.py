@@ -79,10 +79,11 @@ class _Rows:
     A table that stopped at its first failing row would hide every later kind behind it:
     a target with one known fault (an expectation entry) and one new fault in a later row
     would be reported as the known one only. Each row runs inside :meth:`row`; a row's
-    ContractViolation is kept if its kind is new (:func:`_kind_of`), up to ``cap`` kinds; rows of further kinds are counted and reported
-    as one more violation that no expectation covers. :meth:`finish` raises the single
-    violation, or an ``ExceptionGroup`` of one per kind (the report and the expectations walk groups:
-    a failure is expected only if every kind in it is). Anything else a row raises (a
+    ContractViolation is kept if its kind is new (:func:`_kind_of`), up to ``cap`` kinds;
+    rows of further kinds are counted and reported as one more violation that no
+    expectation covers. :meth:`finish` raises the single violation, or an
+    ``ExceptionGroup`` of one per kind (the report and the expectations walk groups: a
+    failure is expected only if every kind in it is). Anything else a row raises (a
     kit error, a timeout) propagates at once.
     """
 
@@ -359,12 +360,9 @@ def prop_values_autograd_and_default_dtype(target: Target, device: torch.device,
     with_out = "out" in target.capabilities
     rows = _Rows("autograd / default-dtype table")
 
-    def grad_inputs() -> list[torch.Tensor]:
-        leaf32 = torch.tensor([1.5, -2.0, 3.25, 0.5], requires_grad=True)
-        leaf64 = torch.arange(6, dtype=torch.float64).view(2, 3).requires_grad_(True)
-        return [leaf32, leaf32 * 2, leaf64, leaf64.t(), leaf64[:, 1]]
-
-    for data in grad_inputs():
+    leaf32 = torch.tensor([1.5, -2.0, 3.25, 0.5], requires_grad=True)
+    leaf64 = torch.arange(6, dtype=torch.float64).view(2, 3).requires_grad_(True)
+    for data in (leaf32, leaf32 * 2, leaf64, leaf64.t(), leaf64[:, 1]):
         rows.row(ch.check_values, target, data, {"device": device})
         rows.row(ch.check_values, target, data, {"device": device, "dtype": torch.float64})
         if with_out:

@@ -235,6 +235,13 @@ def match_xfails(nodeid: str, contract_ids: set[str], entries: list[XfailEntry])
     return [e for e in entries if (e.pattern in contract_ids if e.is_contract else nodeid.startswith(e.pattern))]
 
 
+def with_violated(matched: list[XfailEntry], violations: list[dict[str, Any]], entries: list[XfailEntry]) -> list[XfailEntry]:
+    """``matched`` plus the contract entries of every contract a violation names: a test can violate a
+    contract through a helper the static mapping of tests to contracts cannot see."""
+    violated = {v["contract"] for v in violations}
+    return matched + [e for e in entries if e.is_contract and e.pattern in violated and e not in matched]
+
+
 def expected_failure(matched: list[XfailEntry], violations: list[dict[str, Any]], errors: list[str]) -> list[XfailEntry]:
     """The entries that cover a failure (empty: it is UNEXPECTED).
 

@@ -49,8 +49,7 @@ def main(argv: list[str]) -> int:
         if t["status"] not in ("failed", "xfailed"):
             continue
         found = t.get("violations", [])
-        matched = R.match_xfails(nodeid, set(t.get("contracts", [])), entries)
-        matched += [e for e in entries if e.is_contract and e.pattern in {v["contract"] for v in found} and e not in matched]
+        matched = R.with_violated(R.match_xfails(nodeid, set(t.get("contracts", [])), entries), found, entries)
         errors = t.get("errors", []) if not found else []
         if not found and not errors and t.get("reason"):
             errors = [re.sub(r"^.*?: ", "", t["reason"])]
