@@ -38,7 +38,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import h2d_impl  # noqa: E402
+from h2d_contracts import h2d_impl  # noqa: E402
 
 Pattern = Callable[[Any, torch.device], torch.Tensor]
 

@@ -7,8 +7,8 @@ the one-block design; since then ``R._copy_chunked`` *is* the per-chunk design, 
 import statistics, sys, time, os
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import numpy as np, torch
-import h2d_impl
-from h2d_impl import h2d as R
+from h2d_contracts import h2d_impl
+from h2d_contracts.h2d_impl import h2d as R
 
 def per_chunk_blocks(source, dtype, dst, chunk_bytes, *, pin=True):  # the first design (one pinned block per chunk)
     src, dv = (source.reshape(-1), dst.view(-1)) if source.is_contiguous() else (source, dst)

@@ -434,7 +434,7 @@ _HYGIENE_SCRIPT = r"""
 import json, sys
 import numpy as np
 import torch
-from contracts.target import load_target
+from h2d_contracts.contracts.target import load_target
 
 spec, index = sys.argv[1], int(sys.argv[2])
 dev = torch.device("cuda", index)

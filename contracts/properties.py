@@ -6,8 +6,8 @@ Without ``settings`` it runs under the loaded Hypothesis profile; the kit's
 meta-tests pass overrides to hunt mutants. The pytest suite in ``tests/`` calls these,
 and so can any other harness::
 
-    from contracts import load_target
-    from contracts.properties import prop_values
+    from h2d_contracts.contracts import load_target
+    from h2d_contracts.contracts.properties import prop_values
     prop_values(load_target("reference"), torch.device("cpu"))
 
 Every property is listed in :data:`PROPERTIES` under its catalogue id.
@@ -24,9 +24,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis.errors import Flaky
 from hypothesis import strategies as st
 
-import strategies as hs
-from strategies._dtypes import INTEGER_DTYPES
-from strategies.host import _values, set_bits
+import h2d_contracts.strategies as hs
+from h2d_contracts.strategies._dtypes import INTEGER_DTYPES
+from h2d_contracts.strategies.host import _values, set_bits
 
 from . import buffer as cb
 from . import cpu_path as cc
@@ -240,7 +240,7 @@ def prop_values_wide_numpy(target: Target, device: torch.device, **overrides: An
     _device_ok(target, device, "values")
     from hypothesis.extra import numpy as hnp
 
-    from strategies.host import ARRAY_LAYOUTS, _array_layout
+    from h2d_contracts.strategies.host import ARRAY_LAYOUTS, _array_layout
 
     def body(data: st.DataObject) -> None:
         np_dtype = np.dtype(data.draw(st.sampled_from([np.uint16, np.uint32, np.uint64, np.complex64, np.complex128]), label="numpy dtype"))
@@ -427,7 +427,7 @@ def prop_values_layouts(target: Target, device: torch.device, **overrides: Any) 
     """values: every array layout (flipped size-1 axes included) and tensor layout x shapes with size-1 axes x dtypes x device=/out= (a table)."""
     _device_ok(target, device, "values")
     del overrides  # deterministic: every row every run
-    from strategies.host import ARRAY_LAYOUTS, TENSOR_LAYOUTS, _array_layout, _tensor_layout
+    from h2d_contracts.strategies.host import ARRAY_LAYOUTS, TENSOR_LAYOUTS, _array_layout, _tensor_layout
 
     with_out = "out" in target.capabilities
     rows = _Rows("values layout table")
@@ -474,7 +474,7 @@ def prop_no_alias_layouts(target: Target, device: torch.device, **overrides: Any
     """no-alias: one fixed input in every array and tensor layout (read-only and broadcast arrays included)."""
     _device_ok(target, device, "no-alias")
     del overrides  # deterministic: every layout every run
-    from strategies.host import ARRAY_LAYOUTS, TENSOR_LAYOUTS, _array_layout, _tensor_layout
+    from h2d_contracts.strategies.host import ARRAY_LAYOUTS, TENSOR_LAYOUTS, _array_layout, _tensor_layout
 
     base = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     rows = _Rows("no-alias layout table")

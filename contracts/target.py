@@ -147,7 +147,7 @@ class Target:
 
 
 def _reference() -> Target:
-    import h2d_impl
+    from h2d_contracts import h2d_impl
 
     return Target(
         name="reference",
@@ -162,7 +162,7 @@ def _reference() -> Target:
 
 
 def _reference_cpu() -> Target:
-    import h2d_impl
+    from h2d_contracts import h2d_impl
 
     return Target(
         name="reference-cpu",
@@ -180,7 +180,7 @@ def _adapter(name: str) -> Callable[[], Target]:
     """A built-in whose factory lives in ``h2d_adapters`` (imported only when the target is loaded)."""
 
     def factory() -> Target:
-        import h2d_adapters
+        from h2d_contracts import h2d_adapters
 
         return getattr(h2d_adapters, name)()
 

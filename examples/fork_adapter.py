@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import torch
 
-from contracts import Target
+from h2d_contracts.contracts import Target
 
 
 def fork_async_tensor_h2d(data, dtype, target_device, pin_memory):

@@ -54,8 +54,8 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from contracts import Target
-from contracts.target import torch_pin_memory_available
+from h2d_contracts.contracts import Target
+from h2d_contracts.contracts.target import torch_pin_memory_available
 
 from ._source import load_definitions
 
@@ -339,6 +339,6 @@ def repro_preamble(target: Target) -> str:
     if target.buffer_cls is not None or target.cpu_variant is not None:
         lines += (
             "\n# CpuGpuBuffer / the CPU-worker variant, as the kit loads them (vllm.v1.utils needs vLLM's full dependencies):"
-            "\n# import h2d_adapters; t = h2d_adapters.vllm_target(); CpuGpuBuffer, cpu_async_tensor_h2d = t.buffer_cls, t.cpu_variant"
+            "\n# from h2d_contracts import h2d_adapters; t = h2d_adapters.vllm_target(); CpuGpuBuffer, cpu_async_tensor_h2d = t.buffer_cls, t.cpu_variant"
         )
     return lines

@@ -19,10 +19,10 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-import h2d_impl
-from contracts import Target
-from h2d_impl import _host as H
-from h2d_impl import h2d as R
+from h2d_contracts import h2d_impl
+from h2d_contracts.contracts import Target
+from h2d_contracts.h2d_impl import _host as H
+from h2d_contracts.h2d_impl import h2d as R
 
 __all__ = ["MUTANTS", "Mutant"]
 

@@ -117,7 +117,7 @@ class H2DCall:
     kwargs: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        from contracts._report import repro_call  # local: strategies do not need contracts otherwise
+        from h2d_contracts.contracts._report import repro_call  # local: strategies do not need contracts otherwise
 
         return repro_call(self.data, self.kwargs)
 
@@ -224,7 +224,7 @@ class BadInput:
     raises: type[BaseException]
 
     def __repr__(self) -> str:
-        from contracts._report import repro_call
+        from h2d_contracts.contracts._report import repro_call
 
         return f"BadInput({self.kind!r}, expects {self.raises.__name__}): {repro_call(self.data, self.kwargs)}"
 
@@ -319,7 +319,7 @@ def value_case(kind: str, carrier: str, n: int, pick: int = 0) -> tuple[Any, tor
 
 def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
     """Every value-range kind x every carrier x every route x every variant: a deterministic table (no luck needed)."""
-    from contracts.errors import BAD_INPUT_KINDS
+    from h2d_contracts.contracts.errors import BAD_INPUT_KINDS
 
     rows: list[BadInput] = []
     for kind, (carriers, _) in VALUE_KINDS.items():
@@ -338,7 +338,7 @@ def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
 
 
 def _bad_kinds(where: str, value: Any) -> Any:
-    from contracts.errors import BAD_INPUT_KINDS  # here, not at import: contracts imports strategies
+    from h2d_contracts.contracts.errors import BAD_INPUT_KINDS  # here, not at import: contracts imports strategies
 
     return _v.some_of(tuple(sorted(BAD_INPUT_KINDS)), optional=True)(where, value)
 
@@ -355,7 +355,7 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
     Every kind of the catalogue's bad-input row, each with the exception type the
     reference documents (see ``contracts.errors.BAD_INPUT_KINDS``).
     """
-    from contracts.errors import BAD_INPUT_KINDS
+    from h2d_contracts.contracts.errors import BAD_INPUT_KINDS
 
     names = sorted(BAD_INPUT_KINDS) if kinds is None else list(kinds)
     kind = draw(st.sampled_from(names), label="bad kind")

@@ -55,7 +55,7 @@ _pinned_arg = _v.boolean(optional=True)
 
 def pinning_available() -> bool:
     """Whether pinned host tensors can be drawn on this machine."""
-    from contracts.target import torch_pin_memory_available  # one detection for the whole kit
+    from h2d_contracts.contracts.target import torch_pin_memory_available  # one detection for the whole kit
 
     return torch_pin_memory_available()
 

@@ -11,8 +11,8 @@ import time
 
 import torch
 
-import h2d_impl
-from contracts import Target
+from h2d_contracts import h2d_impl
+from h2d_contracts.contracts import Target
 
 #: How long ``sleeps`` sleeps per call: far past any per-test limit.
 SLEEP_S = 600.0

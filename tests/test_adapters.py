@@ -19,12 +19,12 @@ import numpy as np
 import pytest
 import torch
 
-from contracts import CATALOGUE, ContractViolation, NotApplicable, load_target
-from contracts import properties as P
-from contracts import report as R
-from contracts.h2d import check_no_target_rejected, check_values
-from h2d_adapters import adapt_device_dtype, adapt_pin_memory
-from h2d_adapters._source import free_globals, load_definitions
+from h2d_contracts.contracts import CATALOGUE, ContractViolation, NotApplicable, load_target
+from h2d_contracts.contracts import properties as P
+from h2d_contracts.contracts import report as R
+from h2d_contracts.contracts.h2d import check_no_target_rejected, check_values
+from h2d_contracts.h2d_adapters import adapt_device_dtype, adapt_pin_memory
+from h2d_contracts.h2d_adapters._source import free_globals, load_definitions
 
 pytestmark = pytest.mark.meta
 
@@ -77,7 +77,7 @@ def test_pin_memory_adapter_maps_keywords_to_positions():
 def test_adapter_finds_a_real_bug_in_the_old_shape():
     """The no-alias contract catches the 0.27 shape's ``t.to('cpu')`` returning its input."""
     target = adapt_device_dtype(_device_dtype_fn, name="fork-027")
-    from contracts.h2d import check_no_alias
+    from h2d_contracts.contracts.h2d import check_no_alias
 
     with pytest.raises(ContractViolation, match=r"^\[no-alias\]"):
         check_no_alias(target, torch.arange(4), {"device": CPU})
@@ -124,7 +124,7 @@ def test_free_globals_ignores_locals_and_builtins():
 
 
 def test_contract_ids_of_suite_functions():
-    from tests import test_buffer, test_h2d
+    from h2d_contracts.tests import test_buffer, test_h2d
 
     assert R.contracts_of_function(test_h2d.test_values) == {"values"}
     assert R.contracts_of_function(test_h2d.test_bad_input) == {"bad-input"}

@@ -1,6 +1,6 @@
 """Contract buffer: CpuGpuBuffer on the host and the primary GPU, including the state machine."""
 
-from contracts import properties as P
+from h2d_contracts.contracts import properties as P
 
 
 def test_buffer_init(target, device):

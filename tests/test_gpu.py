@@ -2,7 +2,7 @@
 
 import pytest
 
-from contracts import properties as P
+from h2d_contracts.contracts import properties as P
 
 pytestmark = pytest.mark.gpu
 
@@ -64,7 +64,7 @@ def test_snapshot_of_converted_pinned_inputs(target, cuda_device, case):
     (records of 370e4cb: found there by the random property; this table makes it a fixed regression)."""
     import torch
 
-    from contracts import gpu as cg
+    from h2d_contracts.contracts import gpu as cg
 
     if not target.pin_memory_available():
         pytest.skip("pinned memory is unavailable")

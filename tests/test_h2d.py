@@ -2,8 +2,8 @@
 
 import pytest
 
-from contracts import properties as P
-from contracts.errors import BAD_INPUT_KINDS
+from h2d_contracts.contracts import properties as P
+from h2d_contracts.contracts.errors import BAD_INPUT_KINDS
 
 
 def test_values(target, device):

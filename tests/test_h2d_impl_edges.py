@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 import torch
 
-from contracts import h2d as ch
-from contracts import repro_call
-from contracts.oracle import assert_same_values
+from h2d_contracts.contracts import h2d as ch
+from h2d_contracts.contracts import repro_call
+from h2d_contracts.contracts.oracle import assert_same_values
 
 CPU = torch.device("cpu")
 
@@ -173,7 +173,7 @@ def test_h2d_under_a_default_device_context(target, data):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA: on a CPU-only machine every CUDA target is already rejected as unavailable")
 def test_cpu_variant_rejects_cuda_targets():
     """The CPU-platform variant only targets host memory: ValueError for a CUDA device or a CUDA ``out``."""
-    import h2d_impl as H
+    import h2d_contracts.h2d_impl as H
 
     with pytest.raises(ValueError, match=r"^the CPU-platform variant only targets host memory, got device cuda:\d+$"):
         H.async_tensor_h2d_cpu([1], device="cuda")
@@ -227,7 +227,7 @@ def test_read_only_array_warns_nothing_in_a_fresh_process():
     from pathlib import Path
 
     code = (
-        "import numpy as np, h2d_impl as H\n"
+        "import numpy as np\nfrom h2d_contracts import h2d_impl as H\n"
         "a = np.arange(3, dtype=np.int32); a.setflags(write=False)\n"
         "r = H.async_tensor_h2d(a, device='cpu')\n"
         "assert r.tolist() == [0, 1, 2] and str(r.dtype) == 'torch.int32', r\n"

@@ -41,12 +41,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from torch.overrides import TorchFunctionMode
 
-import h2d_impl
-import strategies as S
-from contracts import oracle
-from h2d_impl import _host
-from h2d_impl import buffer as B
-from h2d_impl import h2d as R
+from h2d_contracts import h2d_impl
+import h2d_contracts.strategies as S
+from h2d_contracts.contracts import oracle
+from h2d_contracts.h2d_impl import _host
+from h2d_contracts.h2d_impl import buffer as B
+from h2d_contracts.h2d_impl import h2d as R
 
 CPU = torch.device("cpu")
 

@@ -14,9 +14,9 @@ import pytest
 import torch
 from hypothesis import Phase
 
-from contracts import CATALOGUE, ContractViolation, NotApplicable
-from contracts.properties import PROPERTIES
-from h2d_mutants import MUTANTS
+from h2d_contracts.contracts import CATALOGUE, ContractViolation, NotApplicable
+from h2d_contracts.contracts.properties import PROPERTIES
+from h2d_contracts.h2d_mutants import MUTANTS
 
 pytestmark = pytest.mark.meta
 
@@ -58,7 +58,7 @@ def _device_for(needs: str) -> torch.device:
     if needs == "cpu":
         return torch.device("cpu")
     if needs == "no-pinning":
-        from strategies import pinning_available
+        from h2d_contracts.strategies import pinning_available
 
         if pinning_available():
             pytest.skip("the bug only exists on a host without pinned memory (this one has it: the mutant behaves correctly here)")
@@ -93,7 +93,7 @@ def test_every_contract_has_a_mutant() -> None:
 
 def test_reference_is_not_a_mutant() -> None:
     """The hunt itself is sound: on the reference it finds nothing (same properties, same budget)."""
-    from contracts import load_target
+    from h2d_contracts.contracts import load_target
 
     for ref in load_target("reference").entry_points():
         for contract in ("out", "dtype", "bad-input", "input-untouched", "buffer", "cpu-path", "no-alias", "values", "target"):

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import torch
 
-import h2d_impl
-from contracts import Target
-from contracts import properties as P
-from h2d_impl import h2d as R
+from h2d_contracts import h2d_impl
+from h2d_contracts.contracts import Target
+from h2d_contracts.contracts import properties as P
+from h2d_contracts.h2d_impl import h2d as R
 
 pytestmark = pytest.mark.gpu
 
@@ -65,7 +65,7 @@ def test_chunked_staging_keeps_contracts(cuda_device, chunk_bytes, contract):
 
 def test_large_payload_is_chunked(cuda_device):
     """async_tensor_h2d_pipelined: a >= PIPELINE_MIN_BYTES pageable tensor goes through one pinned DMA per chunk."""
-    from contracts.gpu import memcpy_kinds
+    from h2d_contracts.contracts.gpu import memcpy_kinds
 
     n = R.PIPELINE_MIN_BYTES // 4
     data = torch.arange(n, dtype=torch.int32)

@@ -48,11 +48,11 @@ import numpy as np
 import pytest
 import torch
 
-from contracts import errors
-from contracts import h2d as ch
-from contracts.buffer import check_copy_to_cpu, check_copy_to_gpu, make_buffer
-from contracts.oracle import assert_same_values
-from strategies import pinning_available
+from h2d_contracts.contracts import errors
+from h2d_contracts.contracts import h2d as ch
+from h2d_contracts.contracts.buffer import check_copy_to_cpu, check_copy_to_gpu, make_buffer
+from h2d_contracts.contracts.oracle import assert_same_values
+from h2d_contracts.strategies import pinning_available
 
 
 def _kwargs(device: torch.device, **extra) -> dict:
@@ -245,7 +245,7 @@ def test_transposed_pinned_tensor(target, device):
     _expect(result, _TRANSPOSED, torch.float32, f"async_tensor_h2d(pinned arange(6).view(2, 3).t(), device='{device}')")
     assert torch.equal(data, torch.tensor(_TRANSPOSED)), "the call wrote into its input"
     if device.type == "cuda":
-        from contracts.gpu import check_staging
+        from h2d_contracts.contracts.gpu import check_staging
 
         check_staging(target, _transposed(pinned=True), _kwargs(device))
     ch.check_no_alias(target, _transposed(pinned=True), _kwargs(device))

@@ -7,8 +7,8 @@ CPU-only CI machine the concurrency contract runs with device="cpu".
 import pytest
 import torch
 
-from contracts import properties as P
-from contracts import reliability as rel
+from h2d_contracts.contracts import properties as P
+from h2d_contracts.contracts import reliability as rel
 
 
 @pytest.mark.parametrize("own_streams", [True, False], ids=["own-streams", "default-stream"])

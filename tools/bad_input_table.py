@@ -18,11 +18,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import torch  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
-import strategies as hs  # noqa: E402
-from contracts import load_target  # noqa: E402
-from contracts._report import repro_call  # noqa: E402
-from contracts.errors import BAD_INPUT_KINDS  # noqa: E402
-from contracts.h2d import raw_storage  # noqa: E402
+import h2d_contracts.strategies as hs  # noqa: E402
+from h2d_contracts.contracts import load_target  # noqa: E402
+from h2d_contracts.contracts._report import repro_call  # noqa: E402
+from h2d_contracts.contracts.errors import BAD_INPUT_KINDS  # noqa: E402
+from h2d_contracts.contracts.h2d import raw_storage  # noqa: E402
 
 
 def probe(target, device: torch.device, kind: str, examples: int = 3) -> list[tuple[str, str, bool, str]]:

@@ -46,8 +46,8 @@ import hypothesis  # noqa: E402
 import torch  # noqa: E402
 from hypothesis.database import DirectoryBasedExampleDatabase  # noqa: E402
 
-from contracts import ContractViolation, NotApplicable, load_target  # noqa: E402
-from contracts.properties import PROPERTIES  # noqa: E402
+from h2d_contracts.contracts import ContractViolation, NotApplicable, load_target  # noqa: E402
+from h2d_contracts.contracts.properties import PROPERTIES  # noqa: E402
 
 CALLS: Counter[str] = Counter()
 

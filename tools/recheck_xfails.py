@@ -25,8 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from contracts import CATALOGUE  # noqa: E402
-from contracts import report as R  # noqa: E402
+from h2d_contracts.contracts import CATALOGUE  # noqa: E402
+from h2d_contracts.contracts import report as R  # noqa: E402
 
 
 def facts_of(meta: dict) -> dict:

@@ -95,7 +95,7 @@ def converted_pinned_table_row_read_after_return(fn) -> str:
 
 
 def main() -> None:
-    import h2d_impl
+    from h2d_contracts import h2d_impl
     from vllm.utils.torch_utils import async_tensor_h2d as vllm_h2d
 
     import vllm
