@@ -4,7 +4,7 @@
 #   bash tools/mutation.sh [REV]        # default REV: HEAD
 #   MUTMUT_CHILDREN=2 bash tools/mutation.sh
 #   SUITE=contracts bash tools/mutation.sh   # the contract suite alone: the tests of the
-#       reference's internals (conftest.REFERENCE_INTERNALS, which never call --h2d-impl's
+#       reference's internals (h2d_contracts/plugin.py REFERENCE_INTERNALS, which never call --h2d-impl's
 #       target) are --ignore'd, so the score says what the contracts catch in a target;
 #       files get a "-contracts" suffix
 #
@@ -32,21 +32,33 @@ export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1
 work=$(mktemp -d "${TMPDIR:-/tmp}/h2d-mutation-$rev-XXXX")
 trap 'rm -rf "$work"' EXIT
 git archive "$rev" | tar -x -C "$work"
-if [ "$suite" = contracts ]; then
-    python - "$work" <<'PY'
-import re, sys
+# mutmut names a mutant by its file's path (h2d_impl/h2d.py -> h2d_impl.h2d) and its
+# trampolines compare that with the function's __module__, which is h2d_contracts.h2d_impl.h2d
+# (one namespace, issue 11). So mutate the wheel's layout: the subpackages moved under
+# h2d_contracts/ as `pip install` puts them, and [tool.mutmut] rewritten to match.
+python - "$work" "$suite" <<'PY'
+import re, shutil, sys
 from pathlib import Path
-work = Path(sys.argv[1])
-ns = {}
-exec(re.search(r"^REFERENCE_INTERNALS = .*$", (work / "conftest.py").read_text(), re.M).group(0), ns)
+work, suite = Path(sys.argv[1]), sys.argv[2]
+pkg = work / "h2d_contracts"
+for name in ("h2d_impl", "contracts", "strategies", "tests", "h2d_adapters", "h2d_mutants", "xfails"):
+    shutil.move(str(work / name), str(pkg / name))
 py = work / "pyproject.toml"
 text = py.read_text()
-ignores = ", ".join(f'"--ignore={f}"' for f in ns["REFERENCE_INTERNALS"])
-text, n = re.subn(r'^(pytest_add_cli_args = \[.*)\]$', lambda m: f"{m.group(1)}, {ignores}]", text, count=1, flags=re.M)
-assert n == 1, "no pytest_add_cli_args line in [tool.mutmut]"
+copied = [f"h2d_contracts/{p.name}" for p in sorted(pkg.iterdir()) if p.name not in ("h2d_impl", "__pycache__")]
+text, n1 = re.subn(r'^source_paths = .*$', 'source_paths = ["h2d_contracts/h2d_impl"]', text, count=1, flags=re.M)
+text, n2 = re.subn(r'^also_copy = .*$', "also_copy = " + repr(["conftest.py", *copied, "examples"]).replace("'", '"'), text, count=1, flags=re.M)
+text, n3 = re.subn(r'^pytest_add_cli_args_test_selection = .*$', 'pytest_add_cli_args_test_selection = ["h2d_contracts/tests"]', text, count=1, flags=re.M)
+assert (n1, n2, n3) == (1, 1, 1), "[tool.mutmut] lacks source_paths, also_copy or pytest_add_cli_args_test_selection"
+if suite == "contracts":
+    ns = {}
+    exec(re.search(r"^REFERENCE_INTERNALS = .*$", (pkg / "plugin.py").read_text(), re.M).group(0), ns)
+    ignores = ", ".join(f'"--ignore=h2d_contracts/tests/{f}"' for f in ns["REFERENCE_INTERNALS"])
+    text, n = re.subn(r'^(pytest_add_cli_args = \[.*)\]$', lambda m: f"{m.group(1)}, {ignores}]", text, count=1, flags=re.M)
+    assert n == 1, "no pytest_add_cli_args line in [tool.mutmut]"
 py.write_text(text)
 PY
-fi
+mkdir -p "$work/mutants/h2d_contracts"  # mutmut copies also_copy's single files into it
 out=$root/reports/mutation
 mkdir -p "$out"
 log=$out/run-$tag.log
