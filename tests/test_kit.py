@@ -397,3 +397,40 @@ def test_buffer_call_lines_build_the_buffer():
     text = cb.repr_spec(spec, torch.device("cpu")) + ".copy_to_gpu(0)"
     assert "dtype=torch.float16" in text and "device=torch.device('cpu')" in text
     assert tuple(eval(text, {"torch": torch, "CpuGpuBuffer": CpuGpuBuffer}).shape) == (0, 3)
+
+
+def test_suite_nodeid_spells_installed_ids_as_the_checkout_does():
+    """Expectation entries name tests as ``tests/...``; an installed suite's ids (``--pyargs``) map onto them."""
+    from h2d_contracts.plugin import suite_nodeid
+
+    installed = "../../.venv/lib/python3.11/site-packages/h2d_contracts/tests/test_h2d.py::test_values[cpu]"
+    assert suite_nodeid(installed) == "tests/test_h2d.py::test_values[cpu]"
+    assert suite_nodeid("tests/test_h2d.py::test_values[cpu]") == "tests/test_h2d.py::test_values[cpu]"
+    assert suite_nodeid("tests/test_engine.py::test_x[h2d_contracts/tests/]") == "tests/test_engine.py::test_x[h2d_contracts/tests/]"
+
+
+def test_plugin_is_active_only_in_kit_sessions(tmp_path, monkeypatch):
+    """The plugin acts when a session names a target or runs the kit's suite, and stays inert otherwise."""
+    import types
+
+    from h2d_contracts import SUITE_DIR
+    from h2d_contracts.plugin import _names_kit
+
+    monkeypatch.delenv("H2D_IMPL", raising=False)
+
+    def config(args, impl=None, pyargs=False, cwd=tmp_path):
+        return types.SimpleNamespace(
+            args=args,
+            option=types.SimpleNamespace(pyargs=pyargs),
+            invocation_params=types.SimpleNamespace(dir=cwd),
+            getoption=lambda name, default=None: impl if name == "--h2d-impl" else default,
+        )
+
+    assert not _names_kit(config(["tests"]))  # a user's own tests/ folder
+    assert not _names_kit(config(["h2d_contracts_extras.tests"], pyargs=True))
+    assert _names_kit(config(["tests"], impl="reference"))
+    assert _names_kit(config(["h2d_contracts.tests"], pyargs=True))
+    assert _names_kit(config(["h2d_contracts.tests.test_h2d::test_values"], pyargs=True))
+    assert _names_kit(config([str(SUITE_DIR / "test_h2d.py") + "::test_values"]))
+    monkeypatch.setenv("H2D_IMPL", "reference")
+    assert _names_kit(config(["tests"]))

@@ -3,6 +3,8 @@
 #
 #   bash tools/mutation.sh [REV]        # default REV: HEAD
 #   MUTMUT_CHILDREN=2 bash tools/mutation.sh
+#   MUTANTS='h2d_contracts.h2d_impl.buffer*' bash tools/mutation.sh   # only mutants whose
+#       names match (mutmut's pattern); files get a "-subset" suffix
 #   SUITE=contracts bash tools/mutation.sh   # the contract suite alone: the tests of the
 #       reference's internals (h2d_contracts/plugin.py REFERENCE_INTERNALS, which never call --h2d-impl's
 #       target) are --ignore'd, so the score says what the contracts catch in a target;
@@ -23,7 +25,7 @@ cd "$(dirname "$0")/.."
 root=$PWD
 rev=$(git rev-parse --short=12 "${1:-HEAD}")
 suite=${SUITE:-all}
-tag=$rev$([ "$suite" = contracts ] && echo -contracts)
+tag=$rev$([ "$suite" = contracts ] && echo -contracts)$([ -n "${MUTANTS:-}" ] && echo -subset)
 children=${MUTMUT_CHILDREN:-1}
 # One OpenMP/MKL thread per worker: torch's thread pool is not fork-safe (workers hung
 # in a futex) and the machine is shared.
@@ -65,7 +67,7 @@ log=$out/run-$tag.log
 {
     echo "revision: $rev ($(git log -1 --format='%s' "$rev")); suite: $suite"
     echo "h2d_impl last changed in: $(git log -1 --format='%h %s' "$rev" -- h2d_impl)"
-    echo "command: (cd <git archive $rev> && OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 mutmut run --max-children $children)"
+    echo "command: (cd <git archive $rev> && OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 mutmut run --max-children $children ${MUTANTS:-})"
     echo "mutmut $(python -c 'import importlib.metadata as m; print(m.version("mutmut"))'), pytest $(python -c 'import pytest; print(pytest.__version__)'), hypothesis $(python -c 'import hypothesis; print(hypothesis.__version__)'), torch $(python -c 'import torch; print(torch.__version__)'), python $(python -c 'import platform; print(platform.python_version())')"
     echo "config: $(python - "$work/pyproject.toml" <<'PY'
 import sys, tomllib
@@ -76,7 +78,7 @@ PY
 } > "$log"
 cd "$work"
 start=$(date +%s)
-mutmut run --max-children "$children" > "$work/mutmut-run.out" 2>&1 || echo "mutmut run exited $?" >> "$log"
+mutmut run --max-children "$children" ${MUTANTS:+"$MUTANTS"} > "$work/mutmut-run.out" 2>&1 || echo "mutmut run exited $?" >> "$log"
 echo "finished: $(date -u +%FT%TZ) ($(( $(date +%s) - start )) s)" >> "$log"
 # mutmut redraws one progress line; keep its last state.
 echo "final progress: $(tr '\r' '\n' < "$work/mutmut-run.out" | grep -a '/' | tail -1)" >> "$log"

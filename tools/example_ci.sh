@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Downstream use, as CI runs it (issue 11): build the kit's wheel, install it in place of
+# the editable checkout, copy examples/tinyengine (a stand-in for an engine's repository)
+# out of the checkout, and run there what that repository's CI would:
+#   1. its own tests (its tests/strategies.py and tests/contracts.py next to the kit's
+#      h2d_contracts.strategies / .contracts): the plugin stays inert;
+#   2. mypy --strict on its tests and package (the kit ships py.typed);
+#   3. the packaged contract suite against its target, with its own xfails/ and a report.
+# Checks on the way: the wheel holds one top-level package (h2d_contracts) and the
+# contracts ran from site-packages, not from the checkout. Restores the editable install.
+# Needs the active virtual environment of README's first command.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+work=$(mktemp -d "${TMPDIR:-/tmp}/h2d-example-XXXX")
+trap 'pip install -q --no-deps -e "$root" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+pip wheel -q --no-deps . -w "$work/dist"
+wheel=$(ls "$work"/dist/h2d_contracts-*.whl)
+python - "$wheel" <<'PY'
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+tops = sorted({n.split("/", 1)[0] for n in names})
+extra = [t for t in tops if t != "h2d_contracts" and not t.endswith(".dist-info")]
+if extra:
+    sys.exit(f"the wheel claims top-level names besides h2d_contracts: {extra}")
+for need in ("h2d_contracts/plugin.py", "h2d_contracts/tests/conftest.py", "h2d_contracts/strategies/py.typed", "h2d_contracts/xfails/vllm.txt"):
+    if need not in names:
+        sys.exit(f"the wheel lacks {need}")
+print(f"wheel: {len(names)} files, top-level: {tops}")
+PY
+pip uninstall -q -y h2d-contracts
+pip install -q --no-deps "$wheel"
+cp -r examples/tinyengine "$work/tinyengine"
+cd "$work/tinyengine"
+python - <<'PY'
+import importlib.util, sys
+import h2d_contracts
+if h2d_contracts.CHECKOUT or "site-packages" not in h2d_contracts.__file__:
+    sys.exit(f"h2d_contracts imported from {h2d_contracts.__file__}, not an installed wheel")
+taken = [n for n in ("contracts", "strategies", "h2d_impl", "h2d_adapters", "h2d_mutants") if importlib.util.find_spec(n) is not None]
+if taken:
+    sys.exit(f"top-level names importable after installing the wheel: {taken}")
+print(f"h2d_contracts from {h2d_contracts.__file__}")
+PY
+echo "--- the engine's own tests (plugin inert)"
+pytest -q -p no:cacheprovider 2>&1 | tee "$work/own.log" | tail -3
+if grep -q "h2d-contracts target" "$work/own.log"; then echo "the plugin was active in a session that runs no kit test" >&2; exit 1; fi
+echo "--- mypy --strict on the engine's code and tests"
+pip install -q mypy==2.4.0
+mypy --strict --no-error-summary tinyengine tests && echo "mypy --strict: no issues"
+echo "--- the kit's contract suite against tinyengine"
+pytest -p no:cacheprovider --pyargs h2d_contracts.tests --h2d-impl tinyengine.h2d_target:target -n auto --h2d-report reports/tinyengine 2>&1 | tee "$work/kit.log" | grep -E "^(h2d-contracts|expected failures|hypothesis profile)|passed|failed|error" | tail -8
+grep -q "expected failures: xfails/tinyengine.txt" "$work/kit.log" || { echo "the engine's xfails/tinyengine.txt was not used" >&2; exit 1; }
+python - <<'PY'
+import json, sys
+r = json.load(open("reports/tinyengine.json"))
+contracts = {c: v["outcome"] for c, v in r["contracts"].items()}
+print(f"report reports/tinyengine.json: exit {r['exitstatus']}, totals {r['totals']}")
+print(f"contracts: {contracts}")
+if r["exitstatus"] != 0 or not any(k.startswith("tests/test_h2d.py::") for k in r["tests"]):
+    sys.exit("the contract suite did not pass, or its tests are not named as in the checkout (tests/...)")
+PY
