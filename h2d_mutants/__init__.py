@@ -6,7 +6,7 @@ target factory, the catalogue contracts expected to reject it, and whether it ne
 CUDA (or two devices) to show. ``tests/test_mutants.py`` runs those contracts against
 each mutant and fails if any survives.
 
-Use one as a target: ``pytest --h2d-impl h2d_mutants:broadcast_into_out`` (every
+Use one as a target: ``pytest --h2d-impl h2d_contracts.h2d_mutants:broadcast_into_out`` (every
 name below is also a module-level factory).
 """
 
@@ -50,7 +50,7 @@ def _target(name: str, fn: Callable[..., torch.Tensor] | None = None, *, buffer_
         capabilities=frozenset({"out", "buffer", "cpu-variant", "cuda"}),
         pin_memory_available=h2d_impl.pin_memory_available,
         version="mutant",
-        spec=f"h2d_mutants:{name}",  # what a fresh process loads (the device-hygiene contract)
+        spec=f"h2d_contracts.h2d_mutants:{name}",  # what a fresh process loads (the device-hygiene contract)
     )
 
 

@@ -206,7 +206,7 @@ def _pytest(*args: str, impl: str, xfails: str | None = None, report: str | None
     return run
 
 
-MUTANT = "h2d_mutants:broadcast_into_out"
+MUTANT = "h2d_contracts.h2d_mutants:broadcast_into_out"
 OUT_SHAPE = "tests/test_h2d.py::test_out_shape_rejected"
 BAD_BROADCAST = "tests/test_h2d.py::test_bad_input[cpu-broadcastable-out]"
 

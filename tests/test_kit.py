@@ -159,7 +159,7 @@ def test_unknown_target_names_the_choices():
 
 def test_non_factory_attribute_is_named():
     with pytest.raises(ValueError, match="h2d_mutants.MUTANTS is a dict, not a factory"):
-        load_target("h2d_mutants:MUTANTS")
+        load_target("h2d_contracts.h2d_mutants:MUTANTS")
 
 
 def test_target_rejects_unknown_capability():
