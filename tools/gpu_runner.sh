@@ -8,6 +8,7 @@
 #                                    # seeds 1..5, each with an empty private example database
 #   bash tools/gpu_runner.sh vllm    # the vLLM stage alone
 #   bash tools/gpu_runner.sh reference   # the reference suite alone (no vLLM, no bench)
+#   bash tools/gpu_runner.sh bench   # the bench alone, vLLM importable, with its plot and profile
 #   bash tools/gpu_runner.sh vllm internals flake   # several modes in one go, in that order
 #                                    # (internals: tests/test_reference_impl.py, the chunked path)
 #
@@ -68,6 +69,12 @@ run_vllm() {
     --hypothesis-seed="$SEED" --h2d-impl vllm --h2d-report "$OUT/vllm" --junitxml="$OUT/junit-vllm.xml" -rfE --durations=12
   PYTHONPATH=".:$vp" timeout 60 python3 tools/vllm_gpu_findings.py > /tmp/vllm_findings.md 2>> "$LOG"
 }
+run_bench() {
+  local vp; vp=$(vllm_path) || vp=""
+  stage bench "${BENCH_S:-150}" env PYTHONPATH="$vp" python3 bench/h2d_bench.py --out /tmp/bench
+  cp /tmp/bench/results.md "$OUT/bench-results.md" 2>/dev/null; cp /tmp/bench/results.json "$OUT/bench-results.json" 2>/dev/null
+  cp /tmp/bench/h2d_bench.png "$OUT/bench.png" 2>/dev/null; cp /tmp/bench/profile.txt "$OUT/bench-profile.txt" 2>/dev/null
+}
 : > /tmp/h2d_stages.md; rm -f /tmp/ref-summary.md /tmp/flake-summary.md /tmp/int-summary.md /tmp/vllm_findings.md
 header
 for MODE in $MODES; do
@@ -79,8 +86,7 @@ case "$MODE" in
     [ "$MODE" = reference ] && continue
     run_vllm
     vp=$(vllm_path)
-    stage bench "${BENCH_S:-70}" env PYTHONPATH="$vp" python3 bench/h2d_bench.py --out /tmp/bench
-    cp /tmp/bench/results.md "$OUT/bench-results.md" 2>/dev/null; cp /tmp/bench/results.json "$OUT/bench-results.json" 2>/dev/null
+    run_bench
     py tools/junit_summary.py /tmp/ref-summary.md "$OUT/junit-reference.xml" --title "reference suite" > /dev/null 2>&1
     ;;
   internals)
@@ -96,6 +102,9 @@ case "$MODE" in
     ;;
   vllm)
     run_vllm
+    ;;
+  bench)
+    run_bench
     ;;
 esac
 done
