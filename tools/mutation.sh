@@ -25,7 +25,8 @@ cd "$(dirname "$0")/.."
 root=$PWD
 rev=$(git rev-parse --short=12 "${1:-HEAD}")
 suite=${SUITE:-all}
-tag=$rev$([ "$suite" = contracts ] && echo -contracts)$([ -n "${MUTANTS:-}" ] && echo -subset)
+suffix=""; [ "$suite" = contracts ] && suffix=-contracts
+tag=$rev$suffix${MUTANTS:+-subset}
 children=${MUTMUT_CHILDREN:-1}
 # One OpenMP/MKL thread per worker: torch's thread pool is not fork-safe (workers hung
 # in a futex) and the machine is shared.
