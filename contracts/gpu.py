@@ -128,12 +128,12 @@ _HOST_COUNTERS = ("active_requests.allocated", "allocations.allocated")
 
 
 def check_pinned_not_restaged(target: Target, data: torch.Tensor, kwargs: dict[str, Any]) -> None:
-    """staging: an already pinned, contiguous input of the target dtype is DMA'd as is (no new pinned buffer)."""
+    """staging: an already pinned, dense input (contiguous or a permutation of it) of the target dtype is DMA'd as is (no new pinned buffer)."""
     device = resolve_device(kwargs)
     requires_cuda(target, "staging", device)
     call = repro_call(data, kwargs)
-    if not (data.is_pinned() and data.is_contiguous() and data.dtype == resolve_dtype(data, kwargs)):
-        raise ValueError(f"check_pinned_not_restaged needs a pinned contiguous input of the target dtype, got {repro_value(data)}")
+    if not (data.is_pinned() and dense_layout(data) and data.dtype == resolve_dtype(data, kwargs)):
+        raise ValueError(f"check_pinned_not_restaged needs a pinned dense input of the target dtype, got {repro_value(data)}")
     call_valid("staging", target, data, kwargs)  # warm-up: lazy initialisation is not the call's cost
     synchronize()
     before = torch.cuda.host_memory_stats()
@@ -224,11 +224,24 @@ def check_buffer_non_blocking(target: Target, buffer: Any, n: int, direction: st
     return host_ms
 
 
+def dense_layout(t: torch.Tensor) -> bool:
+    """Whether ``t``'s elements fill its bytes in some order of its dimensions (contiguous, ``.t()``, channels-last): no gaps, no overlaps."""
+    if t.is_contiguous():
+        return True
+    dims = sorted((abs(st), sz) for st, sz in zip(t.stride(), t.shape) if sz != 1)
+    expected = 1
+    for stride, size in dims:
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 def _staged_kind(data: Any, kwargs: dict[str, Any]) -> bool:
-    """Inputs the reference promises to snapshot: everything but a pinned, contiguous tensor of the target dtype."""
+    """Inputs the reference promises to snapshot: everything but a pinned, dense tensor of the target dtype (those are DMA'd as they lie)."""
     if not isinstance(data, torch.Tensor):
         return True
-    return not (data.is_pinned() and data.is_contiguous() and data.dtype == resolve_dtype(data, kwargs))
+    return not (data.is_pinned() and dense_layout(data) and data.dtype == resolve_dtype(data, kwargs))
 
 
 def check_snapshot(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:
@@ -236,7 +249,7 @@ def check_snapshot(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms
     device = resolve_device(kwargs)
     requires_cuda(target, "snapshot", device)
     if not _staged_kind(data, kwargs):
-        raise ValueError("check_snapshot is for staged inputs; use check_pinned_hazard for pinned contiguous ones")
+        raise ValueError("check_snapshot is for staged inputs; use check_pinned_hazard for pinned dense ones")
     call = repro_call(data, kwargs)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     synchronize()
@@ -290,8 +303,8 @@ def _complement(data: Any) -> Any:
 def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:
     """snapshot (pinned inputs): the documented hazard and the documented wait.
 
-    The reference (like vLLM) DMAs a pinned, contiguous input of the target dtype
-    directly, so (a) overwriting it before the copy ran *does* reach the device (the
+    The reference (like vLLM) DMAs a pinned, dense input (contiguous, transposed,
+    channels-last) of the target dtype directly, so (a) overwriting it before the copy ran *does* reach the device (the
     hazard the docs warn about is real, i.e. no hidden copy), and (b) after the
     documented wait, ``torch.cuda.current_stream(device).synchronize()``, it is safe.
     """
@@ -319,7 +332,7 @@ def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, An
     if not torch.equal(_bits(result.cpu()), _bits(original)):
         fail(
             "snapshot",
-            "a pinned contiguous input overwritten before its queued copy ran did not reach the device: "
+            "a pinned dense input overwritten before its queued copy ran did not reach the device: "
             "the target copies pinned inputs again (not zero-copy), contrary to the documented behaviour",
             got="the values from before the overwrite",
             expected="the overwritten values",

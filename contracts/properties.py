@@ -934,15 +934,21 @@ def prop_staging_strided_pinned(target: Target, device: torch.device, **override
 
 
 def prop_pinned_not_restaged(target: Target, device: torch.device, **overrides: Any) -> None:
-    """staging: a pinned, contiguous input of the target dtype is not copied again."""
+    """staging: a pinned, dense input (contiguous, transposed, channels-last) of the target dtype is not copied again."""
     cg.requires_cuda(target, "staging", device)
 
     def body(data: st.DataObject) -> None:
-        t = data.draw(hs.cpu_tensors(shape=hs.shapes(min_dims=1, min_side=1), pinned=True, layout="contiguous"), label="pinned tensor")
+        layout = data.draw(st.sampled_from(DENSE_LAYOUTS), label="layout")
+        t = data.draw(hs.cpu_tensors(shape=hs.shapes(min_dims=1, min_side=1), pinned=True, layout=layout), label="pinned tensor")
         cg.check_pinned_not_restaged(target, t, {"device": device})
 
     _run(body, overrides, cap=10)
 
+
+#: Tensor layouts whose elements fill their bytes (a permutation of contiguous): a pinned
+#: input in one of them is DMA'd as it lies, never staged again (DESIGN.md: "an already
+#: pinned input is not copied again"); the staging and snapshot contracts draw them.
+DENSE_LAYOUTS = ("contiguous", "transposed", "channels_last")
 
 #: Payload sizes for the non-blocking contract: the design brief (../shared/DESIGN.md) measured blocking from 4 MB up.
 NON_BLOCKING_BYTES = (4 << 20, 16 << 20, 64 << 20)
@@ -1022,7 +1028,8 @@ def prop_pinned_hazard(target: Target, device: torch.device, **overrides: Any) -
     cg.requires_cuda(target, "snapshot", device)
 
     def body(data: st.DataObject) -> None:
-        t = data.draw(hs.cpu_tensors(dtype=hs.torch_dtypes(exclude=(torch.bool,)), shape=hs.shapes(min_dims=1, min_side=1), pinned=True, layout="contiguous"), label="pinned tensor")
+        layout = data.draw(st.sampled_from(DENSE_LAYOUTS), label="layout")
+        t = data.draw(hs.cpu_tensors(dtype=hs.torch_dtypes(exclude=(torch.bool,)), shape=hs.shapes(min_dims=1, min_side=1), pinned=True, layout=layout), label="pinned tensor")
         cg.check_pinned_hazard(target, t, {"device": device})
 
     _run(body, overrides, cap=8)

@@ -25,6 +25,18 @@ from ._host import (
 
 __all__ = ["async_tensor_h2d", "async_tensor_h2d_cpu", "async_tensor_h2d_pipelined"]
 
+@functools.cache
+def _cuda_device_count() -> int:
+    """CUDA devices visible to this process, 0 where CUDA is unusable; read once.
+
+    ``torch.cuda.is_available()`` reads an environment variable and asks the driver on
+    every call: two of them were about 2 us of a 25 us small call on the H200 (cProfile
+    in reports/bench/2026-12-01_h200_18ceb4a/profile.txt). Visibility cannot change
+    within a process (CUDA_VISIBLE_DEVICES is read when CUDA initialises).
+    """
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
 @functools.lru_cache(maxsize=128)
 def _parse_device(device: torch.device | str | int) -> torch.device:
     """Parse a device spelling once (``torch.device(str)`` costs ~1 us a call); cached."""
@@ -49,11 +61,12 @@ def _resolve_device(device: Any, name: str = "device") -> torch.device:
         return _CPU
     if dev.type != "cuda":
         raise ValueError(f"{name}={dev} is not supported: the target must be 'cpu' or a CUDA device")
-    if not torch.cuda.is_available():
+    count = _cuda_device_count()
+    if not count:
         raise ValueError(f"{name}={dev} but CUDA is not available in this process")
     index = torch.cuda.current_device() if dev.index is None else dev.index
-    if not 0 <= index < torch.cuda.device_count():
-        raise ValueError(f"{name}={dev} but only {torch.cuda.device_count()} CUDA device(s) are visible")
+    if not 0 <= index < count:
+        raise ValueError(f"{name}={dev} but only {count} CUDA device(s) are visible")
     return dev if dev.index is not None else torch.device("cuda", index)
 
 
@@ -161,14 +174,36 @@ def _stage(source: torch.Tensor, dtype: torch.dtype, pin: bool) -> torch.Tensor:
     return staging
 
 
+def _dense(t: torch.Tensor) -> bool:
+    """Whether ``t``'s elements fill its bytes exactly, in some order of its dimensions.
+
+    Contiguous tensors and permutations of them (``.t()``, channels-last) qualify; views
+    with gaps (a column slice) or overlaps (``expand``) do not. Such a tensor's storage
+    can be DMA'd as it lies: torch's ``.to`` keeps its strides and copies the bytes.
+    """
+    if t.is_contiguous():
+        return True
+    expected = 1
+    for stride, size in sorted((st, sz) for st, sz in zip(t.stride(), t.shape) if sz != 1):
+        if stride != expected:
+            return False
+        expected *= size
+    return True
+
+
 def _zero_copy_ok(data: Any, source: torch.Tensor, dtype: torch.dtype) -> bool:
-    """A CPU tensor that is already pinned, contiguous and of the target dtype is DMA'd as is."""
+    """A CPU tensor that is already pinned, dense (contiguous or a permutation of it) and of the target dtype is DMA'd as is.
+
+    DESIGN.md: "an already pinned input is not copied again". A pinned view with gaps (a
+    column slice) is staged: torch would copy it into a *pageable* contiguous tensor first
+    and the "non_blocking" copy would block.
+    """
     return (
         isinstance(data, torch.Tensor)
         and source.dtype == dtype
-        and source.is_contiguous()
         and not source.is_conj()
         and not source.is_neg()
+        and _dense(source)
         and source.is_pinned()
     )
 
@@ -246,11 +281,13 @@ def async_tensor_h2d(
           stream. The source may be overwritten as soon as the call returns (the copy
           reads the staging buffer, a snapshot). One staging buffer per call; see
           :func:`async_tensor_h2d_pipelined` for the chunked variant.
-        - A CPU tensor that is already pinned, contiguous and of the target dtype is
-          *not* copied again: the DMA reads it directly. Hazard, as in vLLM: do not
-          write to it until the copy has completed; wait with
+        - A CPU tensor that is already pinned, dense (contiguous, or a permutation of
+          contiguous: ``.t()``, channels-last) and of the target dtype is *not* copied
+          again: the DMA reads it directly (a permuted one is DMA'd with its strides and
+          made contiguous on the device). Hazard, as in vLLM: do not write to it until
+          the copy has completed; wait with
           ``torch.cuda.current_stream(device).synchronize()`` or an event recorded
-          right after the call. A non-contiguous pinned view (e.g. a column slice) is
+          right after the call. A pinned view with gaps (e.g. a column slice) is
           staged, since torch would otherwise make a pageable contiguous copy and the
           "non_blocking" copy would block.
         - Without pinned memory (CPU-only builds), the same semantics hold without
@@ -307,7 +344,7 @@ def _async_h2d(
         if out is not None:
             return out.copy_(source)
         return _stage(source, dtype, pin=False)
-    if not torch.cuda.is_available() or target.index == torch.cuda.current_device():
+    if not _cuda_device_count() or target.index == torch.cuda.current_device():
         pin = pin_memory_available()
         return _to_device(data, source, dtype, target, out, pin=pin, chunk_bytes=chunk_bytes if pin else None, min_bytes=min_bytes)
     # Another device than the current one: pinned staging blocks (and the first-use
@@ -343,7 +380,14 @@ def _to_device(
     allocator (tests/test_h2d_impl_trace.py); on a real GPU the contracts check them.
     """
     if _zero_copy_ok(data, source, dtype):
-        return out.copy_(source, non_blocking=True) if out is not None else source.to(target, non_blocking=True)
+        if source.is_contiguous() or (out is not None and out.stride() == source.stride()):
+            return out.copy_(source, non_blocking=True) if out is not None else source.to(target, non_blocking=True)
+        # Dense in a permutation (transposed, channels-last): DMA the storage as it lies (.to
+        # keeps the strides), then reorder on the device, on the same stream: no host pass
+        # (staging a 16 MiB transposed tensor cost 11.7 ms of host time on the H200,
+        # reports/bench/2026-12-01_h200_18ceb4a).
+        moved = source.to(target, non_blocking=True)
+        return out.copy_(moved) if out is not None else moved.contiguous()
     if (
         chunk_bytes
         and source.dim() >= 1
