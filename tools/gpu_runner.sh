@@ -9,6 +9,10 @@
 #   bash tools/gpu_runner.sh vllm    # the vLLM stage alone
 #   bash tools/gpu_runner.sh reference   # the reference suite alone (no vLLM, no bench)
 #   bash tools/gpu_runner.sh bench   # the bench alone, vLLM importable, with its plot and profile
+#   bash tools/gpu_runner.sh downstream  # the kit as a wheel (.gpu_carry/h2d_contracts-*.whl, unpacked
+#                                    # on PYTHONPATH) run from examples/tinyengine copied out of the
+#                                    # checkout: the packaged suite against tinyengine on the GPU
+# More than 8 files under $OUT: all but summary.md and log.txt go into $OUT/results.tgz.
 #   bash tools/gpu_runner.sh vllm internals flake   # several modes in one go, in that order
 #                                    # (internals: tests/test_reference_impl.py, the chunked path)
 #
@@ -75,6 +79,15 @@ run_bench() {
   cp /tmp/bench/results.md "$OUT/bench-results.md" 2>/dev/null; cp /tmp/bench/results.json "$OUT/bench-results.json" 2>/dev/null
   cp /tmp/bench/h2d_bench.png "$OUT/bench.png" 2>/dev/null; cp /tmp/bench/profile.txt "$OUT/bench-profile.txt" 2>/dev/null
 }
+run_downstream() {
+  local whl; whl=$(ls .gpu_carry/h2d_contracts-*.whl 2>/dev/null | head -1)
+  [ -n "$whl" ] || { echo "no wheel under .gpu_carry/" | tee -a "$LOG"; return; }
+  rm -rf /tmp/kit /tmp/tinyengine && python3 -m zipfile -e "$whl" /tmp/kit && cp -r examples/tinyengine /tmp/tinyengine
+  echo "downstream: $(cd /tmp/tinyengine && PYTHONPATH=/tmp/kit python3 -c 'import h2d_contracts as k; print(k.__file__, "checkout" if k.CHECKOUT else "installed")')" | tee -a "$LOG"
+  ( cd /tmp/tinyengine && stage downstream "${DOWNSTREAM_S:-200}" env PYTHONPATH=/tmp/kit python3 -m pytest -p no:cacheprovider --pyargs h2d_contracts.tests \
+      --h2d-impl tinyengine.h2d_target:target -n "${WORKERS:-auto}" --timeout "$TT" --hypothesis-seed="$SEED" \
+      --h2d-report "$OUT/tinyengine" --junitxml="$OUT/junit-tinyengine.xml" -rfE )
+}
 : > /tmp/h2d_stages.md; rm -f /tmp/ref-summary.md /tmp/flake-summary.md /tmp/int-summary.md /tmp/vllm_findings.md
 header
 for MODE in $MODES; do
@@ -106,6 +119,9 @@ case "$MODE" in
   bench)
     run_bench
     ;;
+  downstream)
+    run_downstream
+    ;;
 esac
 done
 {
@@ -120,5 +136,11 @@ done
     items=$(grep -o '\[[0-9]* items\]' "$LOG" | tail -1 | tr -dc 0-9)
     py -c "import json; d=json.load(open('$OUT/vllm.json')); n=len(d['tests']); print(f'tests reported: {n} of ${items:-?} collected' + ('' if str(n) == '${items:-}' else ' (INCOMPLETE)'))"
   fi
+  if [ -f "$OUT/tinyengine.json" ]; then
+    py -c "import json; d=json.load(open('$OUT/tinyengine.json')); print('## tinyengine (the kit installed as a wheel, examples/tinyengine)'); print(); print('totals:', d['totals'], '; exit status', d.get('exitstatus'), '; xfails file', d.get('xfails_file'))"
+  fi
 } >> "$SUMMARY"
+if [ "$(ls "$OUT" | wc -l)" -gt 8 ]; then
+  (cd "$OUT" && tar czf /tmp/results.tgz --exclude=summary.md --exclude=log.txt . && find . -type f ! -name summary.md ! -name log.txt -delete && mv /tmp/results.tgz .)
+fi
 cat "$SUMMARY"
