@@ -8,6 +8,7 @@ for bit.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -109,13 +110,45 @@ def check_buffer_init(target: Target, spec: dict[str, Any], device: torch.device
     return buf
 
 
+#: The arguments of ``CpuGpuBuffer(*size, dtype, device, pin_memory, with_numpy)``: a refusal's
+#: message names at least one (whole word); ``copy_to_gpu(n)``/``copy_to_cpu(n)`` refusals name ``n``.
+BUFFER_ARGUMENT_NAMES = ("size", "dtype", "device", "pin_memory", "with_numpy")
+
+
+def _names_one(exc: BaseException, names: tuple[str, ...]) -> bool:
+    return any(re.search(rf"\b{name}\b", str(exc)) for name in names)
+
+
+def check_buffer_rejected(target: Target, args: tuple[Any, ...], kwargs: dict[str, Any], raises: type[BaseException], why: str) -> None:
+    """buffer: invalid constructor arguments raise ``raises`` (``TypeError`` or ``ValueError``, never an assert) naming the argument.
+
+    ``args``/``kwargs`` are passed to ``target.buffer_cls`` as given; ``why`` names the row
+    (it goes into the ``got`` part of a failure, so rows failing the same way are one kind).
+    """
+    target.require("buffer", "buffer")
+    call = "CpuGpuBuffer(" + ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]) + ")"
+    try:
+        target.buffer_cls(*args, **kwargs)
+    except raises as exc:
+        if not _names_one(exc, BUFFER_ARGUMENT_NAMES):
+            # the brief: bad input gets "a clear exception naming the argument"
+            fail("buffer", "a bad constructor argument: the message names no argument", got=f"{why}: {type(exc).__name__}: {str(exc)[:200]!r}", expected=f"a message naming the argument at fault ({', '.join(BUFFER_ARGUMENT_NAMES)})", call=call)
+        return
+    except Exception as exc:  # noqa: BLE001
+        hint = " (an assert: gone under python -O)" if isinstance(exc, AssertionError) else ""
+        fail("buffer", f"a bad constructor argument: wrong exception type{hint}", got=f"{type(exc).__name__} ({why}): {str(exc)[:200]}", expected=raises.__name__, call=call)
+    fail("buffer", "a bad constructor argument: no exception", got=f"a buffer ({why})", expected=raises.__name__, call=call)
+
+
 def check_numpy_view_rejected(target: Target, spec: dict[str, Any], device: torch.device) -> None:
-    """buffer: ``with_numpy=True`` for a dtype numpy lacks (bfloat16, float8) raises ``ValueError``."""
+    """buffer: ``with_numpy=True`` for a dtype numpy lacks (bfloat16, float8) raises ``ValueError`` naming ``dtype`` or ``with_numpy``."""
     target.require("buffer", "buffer")
     call = repr_spec(spec, device)
     try:
         _construct(target, spec, device)
-    except ValueError:
+    except ValueError as exc:
+        if not _names_one(exc, ("dtype", "with_numpy")):
+            fail("buffer", "numpy view of a dtype numpy lacks: the message names no argument", got=f"ValueError: {str(exc)[:200]!r}", expected="a message naming dtype or with_numpy", call=call)
         return
     except Exception as exc:  # noqa: BLE001
         fail("buffer", "numpy view of a dtype numpy lacks: wrong exception type", got=f"{type(exc).__name__}: {exc}", expected="ValueError", call=call)
@@ -184,7 +217,7 @@ def check_copy_to_cpu(target: Target, buf: Any, n: int | None, values: torch.Ten
 
 
 def check_row_count_rejected(target: Target, buf: Any, n: Any, method: str, call: str) -> None:
-    """buffer: ``n`` outside ``[0, capacity]`` raises ``IndexError`` (a non-int ``n``: ``TypeError``); nothing copied."""
+    """buffer: ``n`` outside ``[0, capacity]`` raises ``IndexError`` (a non-int ``n``: ``TypeError``) naming ``n``; nothing copied."""
     raises = errors.ROW_COUNT_TYPE if isinstance(n, bool) or not isinstance(n, int) else errors.ROW_COUNT_RANGE
     synchronize()
     if buf.cpu.numel():
@@ -193,8 +226,9 @@ def check_row_count_rejected(target: Target, buf: Any, n: Any, method: str, call
     call = f"{call}.{method}({n!r})"
     try:
         getattr(buf, method)(n)
-    except raises:
-        pass
+    except raises as exc:
+        if not _names_one(exc, ("n",)):
+            fail("buffer", f"n={n!r} with capacity {buf.cpu.shape[0]}: the message names no argument", got=f"{type(exc).__name__}: {str(exc)[:200]!r}", expected="a message naming n", call=call)
     except Exception as exc:  # noqa: BLE001
         hint = " (an assert: gone under python -O)" if isinstance(exc, AssertionError) else ""
         fail("buffer", f"n={n!r} with capacity {buf.cpu.shape[0]}: wrong exception type{hint}", got=f"{type(exc).__name__}: {exc}", expected=raises.__name__, call=call)

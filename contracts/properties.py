@@ -810,6 +810,38 @@ def prop_buffer_numpy_rejected(target: Target, device: torch.device, **overrides
     _run(body, overrides, cap=10)
 
 
+def prop_buffer_bad_args(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: bad constructor arguments are refused with TypeError/ValueError naming the argument (a table).
+
+    Rows from the documented Raises of ``CpuGpuBuffer``: no size, a negative, fractional,
+    bool or string size, a size too large to allocate, a missing or non-dtype ``dtype``, a
+    missing or invalid ``device``, a non-bool ``pin_memory`` or ``with_numpy``. The brief:
+    "bad input gets a clear exception naming the argument"; ``assert``-based checks
+    (vLLM's style) vanish under ``python -O``.
+    """
+    target.require("buffer", "buffer")
+    del overrides  # deterministic: every row every run
+    ok: dict[str, Any] = {"dtype": torch.int32, "device": device, "pin_memory": False, "with_numpy": True}
+    rows = _Rows("buffer constructor table")
+    table: list[tuple[str, tuple[Any, ...], dict[str, Any], type[BaseException]]] = [
+        ("no size", (), ok, ValueError),
+        ("negative size", (4, -1), ok, ValueError),
+        ("fractional size", (2.5,), ok, TypeError),
+        ("bool size", (True,), ok, TypeError),
+        ("string size", ("4",), ok, TypeError),
+        ("size too large to allocate", (1 << 62,), ok, ValueError),
+        ("dtype None", (4,), {**ok, "dtype": None}, TypeError),
+        ("dtype a string", (4,), {**ok, "dtype": "int32"}, TypeError),
+        ("device None", (4,), {**ok, "device": None}, TypeError),
+        ("device an invalid string", (4,), {**ok, "device": "gpu:x"}, ValueError),
+        ("pin_memory a string", (4,), {**ok, "pin_memory": "yes"}, TypeError),
+        ("with_numpy a string", (4,), {**ok, "with_numpy": "no"}, TypeError),
+    ]
+    for why, args, kwargs, raises in table:
+        rows.row(cb.check_buffer_rejected, target, args, kwargs, raises, why)
+    rows.finish()
+
+
 def prop_buffer_roundtrip(target: Target, device: torch.device, **overrides: Any) -> None:
     """buffer: without .np, every dtype (bfloat16 and float8 included) round-trips bit for bit."""
     _device_ok(target, device, "buffer")
@@ -1131,7 +1163,7 @@ PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
     "no-alias": (prop_no_alias, prop_no_alias_layouts),
     "bad-input": (prop_bad_input_value_table, prop_bad_input),
     "input-untouched": (prop_input_untouched_table, prop_input_untouched),
-    "buffer": (prop_buffer_init, prop_buffer_numpy_rejected, prop_buffer_roundtrip, prop_buffer_copy, prop_buffer_copy_sizes, prop_buffer_bad_rows, prop_buffer_state_machine),
+    "buffer": (prop_buffer_init, prop_buffer_numpy_rejected, prop_buffer_bad_args, prop_buffer_roundtrip, prop_buffer_copy, prop_buffer_copy_sizes, prop_buffer_bad_rows, prop_buffer_state_machine),
     "cpu-path": (prop_cpu_path,),
     "staging": (prop_staging, prop_staging_strided_pinned, prop_pinned_not_restaged),
     "non-blocking": (prop_non_blocking, prop_buffer_non_blocking),

@@ -581,9 +581,42 @@ def buffer_pin_without_fallback() -> Target:
     return _target("buffer_pin_without_fallback", buffer_cls=B)
 
 
+def buffer_asserts_its_arguments() -> Target:
+    """CpuGpuBuffer validates its size with ``assert`` (vLLM's style): AssertionError, and under ``python -O`` a negative size reaches torch."""
+
+    class B(_Buffer):
+        def __init__(self, *size, dtype, device, pin_memory=None, with_numpy=True):
+            assert size and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in size), size
+            super().__init__(*size, dtype=dtype, device=device, pin_memory=pin_memory, with_numpy=with_numpy)
+
+    return _target("buffer_asserts_its_arguments", buffer_cls=B)
+
+
+def buffer_refusals_name_nothing() -> Target:
+    """CpuGpuBuffer and its copies refuse bad arguments with the right exception types but bare messages ("invalid argument")."""
+
+    def bare(fn):
+        def wrapped(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except (TypeError, ValueError, IndexError) as exc:
+                raise type(exc)("invalid argument") from None
+
+        return wrapped
+
+    class B(_Buffer):
+        __init__ = bare(h2d_impl.CpuGpuBuffer.__init__)
+        copy_to_gpu = bare(h2d_impl.CpuGpuBuffer.copy_to_gpu)
+        copy_to_cpu = bare(h2d_impl.CpuGpuBuffer.copy_to_cpu)
+
+    return _target("buffer_refusals_name_nothing", buffer_cls=B)
+
+
 MUTANTS.update(
     (m.name, m)
     for m in [
+        Mutant("buffer_asserts_its_arguments", buffer_asserts_its_arguments, ("buffer",)),
+        Mutant("buffer_refusals_name_nothing", buffer_refusals_name_nothing, ("buffer",)),
         Mutant("byteswap_in_place", byteswap_in_place, ("input-untouched",)),
         Mutant("int_list_padded_in_place", int_list_padded_in_place, ("input-untouched",)),
         Mutant("cpu_variant_returns_caller_memory", cpu_variant_returns_caller_memory, ("no-alias",)),

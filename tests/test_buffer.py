@@ -11,6 +11,10 @@ def test_buffer_numpy_view_rejected(target, device):
     P.prop_buffer_numpy_rejected(target, device)
 
 
+def test_buffer_bad_constructor_args(target, device):
+    P.prop_buffer_bad_args(target, device)
+
+
 def test_buffer_roundtrip_bits(target, device):
     P.prop_buffer_roundtrip(target, device)
 
