@@ -258,7 +258,13 @@ def repro_value(obj: Any) -> str:
         else:
             base = f"np.array({obj.tolist()!r}, dtype='{obj.dtype.str}')"
         notes = []
-        if not obj.flags.c_contiguous:
+        c_strides = tuple(int(obj.itemsize * np.prod(obj.shape[i + 1 :], dtype=np.int64)) for i in range(obj.ndim))
+        flipped = tuple(i for i, st in enumerate(obj.strides) if st < 0)
+        if flipped and base.startswith("np.array("):
+            # Negative strides (np.flip, [::-1]), on size-1 dimensions too, where numpy still calls the
+            # array C-contiguous: rebuilt as a flipped view of the flipped values (same values, same signs).
+            base = f"np.flip(np.flip({base}, {flipped}).copy(), {flipped})"
+        if not obj.flags.c_contiguous or obj.strides != c_strides:
             notes.append(f"strides {obj.strides}")
         if not obj.flags.writeable:
             notes.append("read-only")

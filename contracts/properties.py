@@ -448,7 +448,7 @@ PRODUCT_SIZES = (0, 1, 4097)
 
 
 def prop_values_product(target: Target, device: torch.device, **overrides: Any) -> None:
-    """values: every target dtype (uint16/32/64 and float8 included) x list, ndarray, tensor, list of arrays x device=, dtype=, out= x sizes 0, 1, 4097 (a table)."""
+    """values: every target dtype (uint16/32/64 and float8 included) x int and float lists, int and float ndarrays, a tensor, a list of arrays x device=, dtype=, out= x sizes 0, 1, 4097 (a table)."""
     _device_ok(target, device, "values")
     del overrides  # deterministic: every row every run
     routes = ("device", "dtype", "out") if "out" in target.capabilities else ("device", "dtype")
@@ -456,7 +456,9 @@ def prop_values_product(target: Target, device: torch.device, **overrides: Any) 
     for dtype in hs.TARGET_DTYPES:
         for n in PRODUCT_SIZES:
             ints = np.arange(n, dtype=np.int64) % 2 if dtype is torch.bool or dtype in hs.FLOAT8_DTYPES else np.arange(n, dtype=np.int64) % 100
-            payloads: list[Any] = [ints.tolist(), ints.copy(), torch.from_numpy(ints.astype(np.int32)), [ints.astype(np.int16)]]
+            # Integral values carried as ints and as floats (a float list or float64 array into an
+            # unsigned or integer dtype is a valid call: held-out user trial, a float list into uint64)
+            payloads: list[Any] = [ints.tolist(), ints.copy(), torch.from_numpy(ints.astype(np.int32)), [ints.astype(np.int16)], ints.astype(np.float64).tolist(), ints.astype(np.float64)]
             for payload in payloads:
                 for route in routes:
                     if route == "device":

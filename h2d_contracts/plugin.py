@@ -39,6 +39,7 @@ import sys
 import threading
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 import torch
@@ -107,16 +108,21 @@ def _names_kit(config: pytest.Config) -> bool:
     return False
 
 
-def suite_nodeid(nodeid: str) -> str:
-    """A test id of the kit's suite as the checkout spells it (``tests/test_h2d.py::...``).
+def canonical_id(item: pytest.Item) -> str:
+    """A test of the kit's suite named as the checkout names it (``tests/test_h2d.py::test_values[cpu]``).
 
-    Expected-failure entries and reports name tests that way; an installed suite collected
-    with ``--pyargs`` has ids that start with its path in site-packages
-    (``.venv/lib/python3.11/site-packages/h2d_contracts/tests/...``). Other ids are unchanged.
+    Expectation entries and reports use these ids. pytest's own id of an installed suite
+    depends on how it was collected: relative to the package folder with ``--pyargs
+    h2d_contracts.tests`` (``test_h2d.py::...``), to the module with ``--pyargs
+    h2d_contracts.tests.test_h2d`` (``::...``), or with ``..`` segments up to
+    site-packages. A test outside the suite (the user's own) keeps pytest's id.
     """
-    path, sep, rest = nodeid.partition("::")
-    marker = "h2d_contracts/tests/"
-    return f"tests/{path.split(marker, 1)[1]}{sep}{rest}" if marker in path else nodeid
+    path = Path(item.path).resolve()
+    suite = SUITE_DIR.resolve()
+    if suite not in path.parents:
+        return item.nodeid
+    _, sep, rest = item.nodeid.partition("::")
+    return f"tests/{path.relative_to(suite).as_posix()}{sep}{rest}"
 
 
 def _impl(config: pytest.Config) -> str:
@@ -134,7 +140,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--h2d-xfails",
         default=None,
-        help="expected failures of the target, one 'node-id-prefix-or-contract-id  # reason' a line (default: xfails/<target name>.txt if it exists; 'none' for no file)",
+        help="expected failures of the target, one 'node-id-prefix-or-contract-id  # reason' a line (default: xfails/<target name>.txt under the rootdir if it exists; 'none' for no file). Write --h2d-xfails=PATH: pytest picks its rootdir before plugins load, so a separate existing PATH is taken for a test path",
     )
     group.addoption(
         "--h2d-example-db",
@@ -340,7 +346,7 @@ def _hard_exit(item: pytest.Item, timeout: float) -> None:
     faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
     collector = getattr(item.config, "_h2d_report", None)
     if collector is not None and item.config.getoption("--h2d-report"):
-        collector.add(suite_nodeid(item.nodeid), "call", "failed", {"h2d_errors": [message]}, message, None)
+        collector.add(canonical_id(item), "call", "failed", {"h2d_errors": [message]}, message, None)
         collector.meta["cut_off"] = message
         collector.write(item.config.getoption("--h2d-report"))
     sys.stderr.flush()
@@ -366,7 +372,7 @@ def _load_xfails(config: pytest.Config) -> None:
     if option == "none":
         path = None
     elif option:
-        path = Path(option)
+        path = Path(config.invocation_params.dir, option)  # a relative path is taken from where pytest was started
         if not path.is_file():
             raise pytest.UsageError(f"--h2d-xfails={option!r}: no such file")
     else:
@@ -379,7 +385,8 @@ def _load_xfails(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from exc
     shown = None
     if path is not None:
-        shown = path.relative_to(config.rootpath).as_posix() if path.resolve().is_relative_to(config.rootpath) else str(path)
+        resolved, root = path.resolve(), Path(config.rootpath).resolve()
+        shown = resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(path)
         entries = [dataclasses.replace(e, source=e.source.replace(path.as_posix(), shown)) for e in entries]
     config._h2d_xfails = entries  # type: ignore[attr-defined]
     config._h2d_xfails_file = shown  # type: ignore[attr-defined]
@@ -421,7 +428,8 @@ def _kit_collection_modifyitems(config: pytest.Config, items: list[pytest.Item])
             item.add_marker(pytest.mark.skip(reason=f"a test of the reference's internals: it never calls the target ({target_name})"))
         ids = _item_contracts(item)
         item._h2d_contracts = ids  # type: ignore[attr-defined]
-        item._h2d_xfail = h2d_report.match_xfails(suite_nodeid(item.nodeid), ids, entries)  # type: ignore[attr-defined]
+        item._h2d_id = canonical_id(item)  # type: ignore[attr-defined]
+        item._h2d_xfail = h2d_report.match_xfails(item._h2d_id, ids, entries)  # type: ignore[attr-defined]
         used.update(item._h2d_xfail)  # type: ignore[attr-defined]
     for entry in entries:
         if entry not in used:
@@ -438,6 +446,7 @@ def _kit_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     ids = getattr(item, "_h2d_contracts", set())
     found = h2d_report.violations_of(exc) if rep.failed else []
     rep.user_properties.append(("h2d_contracts", sorted(ids)))
+    rep.user_properties.append(("h2d_id", getattr(item, "_h2d_id", None) or canonical_id(item)))  # the id the report and expectations use
     if found:
         rep.user_properties.append(("h2d_violations", found))
     if rep.failed and exc is not None and not found and rep.when == "call":
@@ -471,11 +480,12 @@ def _report_meta(config: pytest.Config) -> dict:
     cuda = "no CUDA"
     if torch.cuda.is_available():
         cuda = f"CUDA {torch.version.cuda}: " + ", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
-    preamble = ""
     if target.name.startswith("vllm"):
         from h2d_contracts.h2d_adapters.vllm_targets import repro_preamble
 
         preamble = repro_preamble(target)
+    else:
+        preamble = generic_preamble(target)
     seed = config.getoption("hypothesis_seed", None)
     return {
         "target": target.name,
@@ -497,6 +507,22 @@ def _report_meta(config: pytest.Config) -> dict:
     }
 
 
+def generic_preamble(target: Any) -> str:
+    """The lines to paste before a failure's ``call:`` line, for any target ``load_target`` can load.
+
+    ``call:`` lines use ``async_tensor_h2d``, ``async_tensor_h2d_cpu``, ``CpuGpuBuffer``,
+    ``torch``, ``np`` and ``struct`` (NaN payloads); the target is loaded by its
+    ``--h2d-impl`` spec, as the run loaded it (its module must be importable the same way).
+    """
+    spec = target.spec or target.name
+    return (
+        "import struct\nimport numpy as np\nimport torch\n"
+        "from h2d_contracts.contracts import load_target\n"
+        f"_t = load_target({spec!r})\n"
+        "async_tensor_h2d, async_tensor_h2d_cpu, CpuGpuBuffer = _t.async_tensor_h2d, _t.cpu_variant, _t.buffer_cls"
+    )
+
+
 class _ReportPlugin:
     """Feeds every test report (on the controller under xdist) into the ConformanceReport."""
 
@@ -504,12 +530,13 @@ class _ReportPlugin:
         self.collector = collector
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props = {k: v for k, v in report.user_properties if k.startswith("h2d_")}
+        props = {k: v for k, v in report.user_properties if k.startswith("h2d_") and k != "h2d_id"}
+        nodeid = dict(report.user_properties).get("h2d_id", report.nodeid)
         if report.skipped and isinstance(report.longrepr, tuple):
             text = str(report.longrepr[2])
         else:
             text = report.longreprtext or ""
-        self.collector.add(suite_nodeid(report.nodeid), report.when, report.outcome, props, text, getattr(report, "wasxfail", None))
+        self.collector.add(nodeid, report.when, report.outcome, props, text, getattr(report, "wasxfail", None))
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -547,12 +574,27 @@ def _kit_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         write(f"h2d-contracts note: expected failure not witnessed this run (its contract failed as expected by another entry): {line}", yellow=True)
     for line in xpassed:
         write(f"h2d-contracts [XPASS(strict)] contract listed as an expected failure but none of its tests failed: {line}", red=True)
+    if any(t["status"] == "failed" for t in collector.tests.values()) and collector.meta.get("repro_preamble"):
+        config._h2d_repro = collector.meta["repro_preamble"]  # type: ignore[attr-defined] # shown by _kit_terminal_summary
     if xpassed and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     if config.getoption("--h2d-report"):
         collector.meta["exitstatus"] = int(session.exitstatus)
         jpath, mpath = collector.write(config.getoption("--h2d-report"))
         write(f"h2d-contracts report: {jpath} and {mpath}")
+
+
+def _kit_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """After the failures: the preamble that makes a ``call:`` line runnable, and how to replay a test."""
+    preamble = getattr(config, "_h2d_repro", None)
+    if not preamble:
+        return
+    terminalreporter.section("h2d-contracts: reproduce a failure")
+    terminalreporter.write_line("Paste these lines into Python first, then a failure's `call:` line:")
+    for line in preamble.splitlines():
+        terminalreporter.write_line(f"    {line}")
+    seed = config.getoption("hypothesis_seed", None)
+    terminalreporter.write_line(f"Replay a failing test: the same pytest command with its test id and --hypothesis-seed {seed}")
 
 
 class _KitSession:
@@ -565,3 +607,4 @@ class _KitSession:
     pytest_collection_modifyitems = staticmethod(_kit_collection_modifyitems)
     pytest_runtest_makereport = staticmethod(_kit_runtest_makereport)
     pytest_sessionfinish = staticmethod(_kit_sessionfinish)
+    pytest_terminal_summary = staticmethod(_kit_terminal_summary)

@@ -399,14 +399,24 @@ def test_buffer_call_lines_build_the_buffer():
     assert tuple(eval(text, {"torch": torch, "CpuGpuBuffer": CpuGpuBuffer}).shape) == (0, 3)
 
 
-def test_suite_nodeid_spells_installed_ids_as_the_checkout_does():
-    """Expectation entries name tests as ``tests/...``; an installed suite's ids (``--pyargs``) map onto them."""
-    from h2d_contracts.plugin import suite_nodeid
+def test_canonical_id_spells_installed_ids_as_the_checkout_does(tmp_path):
+    """Expectation entries name tests as ``tests/...``; every id pytest gives an installed suite maps onto them."""
+    import types
 
-    installed = "../../.venv/lib/python3.11/site-packages/h2d_contracts/tests/test_h2d.py::test_values[cpu]"
-    assert suite_nodeid(installed) == "tests/test_h2d.py::test_values[cpu]"
-    assert suite_nodeid("tests/test_h2d.py::test_values[cpu]") == "tests/test_h2d.py::test_values[cpu]"
-    assert suite_nodeid("tests/test_engine.py::test_x[h2d_contracts/tests/]") == "tests/test_engine.py::test_x[h2d_contracts/tests/]"
+    from h2d_contracts import SUITE_DIR
+    from h2d_contracts.plugin import canonical_id
+
+    module = SUITE_DIR / "test_h2d.py"
+    for nodeid in (
+        "test_h2d.py::test_values[cpu]",  # --pyargs h2d_contracts.tests
+        "::test_values[cpu]",  # --pyargs h2d_contracts.tests.test_h2d
+        "../../.venv/lib/python3.11/site-packages/h2d_contracts/tests/test_h2d.py::test_values[cpu]",
+        "tests/test_h2d.py::test_values[cpu]",  # the checkout
+    ):
+        item = types.SimpleNamespace(path=module, nodeid=nodeid)
+        assert canonical_id(item) == "tests/test_h2d.py::test_values[cpu]", nodeid
+    own = types.SimpleNamespace(path=tmp_path / "tests" / "test_engine.py", nodeid="tests/test_engine.py::test_x")
+    assert canonical_id(own) == "tests/test_engine.py::test_x"
 
 
 def test_plugin_is_active_only_in_kit_sessions(tmp_path, monkeypatch):

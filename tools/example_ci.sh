@@ -51,6 +51,11 @@ mypy --strict --no-error-summary tinyengine tests && echo "mypy --strict: no iss
 echo "--- the kit's contract suite against tinyengine"
 pytest -p no:cacheprovider --pyargs h2d_contracts.tests --h2d-impl tinyengine.h2d_target:target -n auto --h2d-report reports/tinyengine 2>&1 | tee "$work/kit.log" | grep -E "^(h2d-contracts|expected failures|hypothesis profile)|passed|failed|error" | tail -8
 grep -q "expected failures: xfails/tinyengine.txt" "$work/kit.log" || { echo "the engine's xfails/tinyengine.txt was not used" >&2; exit 1; }
+echo "--- test-id expectations from an installed suite: one module of it against vLLM, the kit's packaged xfails/vllm.txt"
+# pytest names an installed module's tests "::test_x" (--pyargs of a module) or "test_regressions.py::test_x"
+# (of the package); the entries say tests/test_regressions.py::...: they must still match (exit 0).
+pytest -q -p no:cacheprovider --pyargs h2d_contracts.tests.test_regressions --h2d-impl vllm -k "unsupported_dtype or structured_array or not_ints" 2>&1 | tee "$work/ids.log" | tail -2
+grep -q "xfailed" "$work/ids.log" && ! grep -q "matched no" "$work/ids.log" || { echo "test-id entries did not match the installed suite's tests" >&2; exit 1; }
 python - <<'PY'
 import json, sys
 r = json.load(open("reports/tinyengine.json"))
