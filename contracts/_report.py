@@ -287,7 +287,27 @@ def repro_call(data: Any, kwargs: dict[str, Any], fn: str = "async_tensor_h2d") 
     described = [("data", repro_value(data)), *((k, repro_value(v)) for k, v in kwargs.items())]
     parts = [text.split("  #")[0] if name == "data" else f"{name}={text.split('  #')[0]}" for name, text in described]
     notes = [f"{name}: {text.split('  # ', 1)[1]}" for name, text in described if "  # " in text]
+    shared = _memory_shared_with_out(data, kwargs.get("out"))
+    if shared:
+        notes.append(shared)
     return f"{fn}({', '.join(parts)})" + (f"  # {'; '.join(notes)}" if notes else "")
+
+
+def _memory_shared_with_out(data: Any, out: Any) -> str:
+    """A note when ``data`` is a view of ``out``'s host memory (the literals above would not rebuild that aliasing)."""
+    if not isinstance(out, torch.Tensor) or out.device.type != "cpu" or not out.numel():
+        return ""
+    try:
+        if isinstance(data, np.ndarray) and data.size:
+            base = out.untyped_storage().data_ptr()
+            lo = data.__array_interface__["data"][0]
+            if base <= lo < base + out.untyped_storage().nbytes():
+                return f"data is a view of out's storage, starting {lo - base} bytes into it (e.g. base = torch.zeros(...); out = base[1:]; data = base.numpy()[:-1])"
+        if isinstance(data, torch.Tensor) and data.device.type == "cpu" and data.numel() and data.untyped_storage().data_ptr() == out.untyped_storage().data_ptr():
+            return f"data and out are views of one storage (data at element offset {data.storage_offset()}, out at {out.storage_offset()})"
+    except Exception:  # noqa: BLE001 - a note must never break a report
+        return ""
+    return ""
 
 
 def fail(contract: str, what: str, *, got: Any, expected: Any, call: str | None = None) -> None:
