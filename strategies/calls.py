@@ -441,6 +441,11 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         side = n + 1  # a (side, side) view of side*side elements with strides (1, 1): rows overlap
         data = [[float(i)] * side for i in range(side)]
         return BadInput(kind, data, {"out": out_for((side * side,), torch.float32).as_strided((side, side), (1, 1))}, raises)
+    if kind == "out-as-strided-overlap-3d":
+        # shape (2, 2, 2), strides (1, 2, 3) over 7 elements: element (1, 1, 0) and (0, 0, 1) share offset 3;
+        # each stride alone steps past the one below it, only their summed reach shows the overlap
+        data = [[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]]]
+        return BadInput(kind, data, {"out": out_for((7,), torch.float32).as_strided((2, 2, 2), (1, 2, 3))}, raises)
     if kind == "out-inference-tensor":
         # Made under torch.inference_mode() (as in a serving loop), written outside it:
         # torch's copy_ writes first and raises RuntimeError after.
