@@ -341,7 +341,10 @@ def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, An
 
 
 def _bits(t: torch.Tensor) -> torch.Tensor:
-    return t.contiguous().view(torch.uint8) if t.numel() else t
+    # flattened first: a contiguous tensor whose last dimension has size 1 may keep a stride
+    # other than 1 there, and view() to a narrower dtype refuses it (H200, seed 1: a transposed
+    # pinned int16 input of prop_pinned_hazard)
+    return t.contiguous().reshape(-1).view(torch.uint8) if t.numel() else t
 
 
 def check_buffer_hazard(target: Target, buffer: Any, n: int, *, busy_ms: float = 50.0) -> None:
