@@ -1137,10 +1137,14 @@ def prop_concurrency(target: Target, device: torch.device, **overrides: Any) -> 
 
 
 def prop_hygiene(target: Target, device: torch.device, **overrides: Any) -> None:
-    """hygiene: 100,000 mixed calls leave no more pinned host or device memory referenced than 10,000 warm-up calls did (CUDA only)."""
+    """hygiene: 100,000 mixed calls leave no more pinned host or device memory referenced than 10,000 warm-up calls did (CUDA only).
+
+    Run in a fresh process that loads the target by its spec (the readings are
+    process-wide: see :func:`contracts.reliability.check_resource_hygiene_isolated`).
+    """
     from . import reliability
 
-    reliability.check_resource_hygiene(target, device, calls=overrides.get("calls", 100_000), warmup=overrides.get("warmup", 10_000))
+    reliability.check_resource_hygiene_isolated(target, device, calls=overrides.get("calls", 100_000), warmup=overrides.get("warmup", 10_000))
 
 
 def prop_device_hygiene(target: Target, device: torch.device, **overrides: Any) -> None:

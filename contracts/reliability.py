@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from ._report import NotApplicable, fail
+from ._report import ContractViolation, NotApplicable, fail
 from .h2d import synchronize
 from .target import Target
 
@@ -129,6 +129,56 @@ def check_resource_hygiene(
             if dev > warm_dev:
                 fail("hygiene", f"device memory still referenced grew after warm-up ({done} of {calls} calls)", got=f"{dev} bytes at quiescence", expected=f"<= {warm_dev} bytes (after the {warmup} warm-up calls)", call=where)
     return {"warmup_host": warm_host, "host": host, "warmup_device": warm_dev, "device": dev}
+
+
+_RESOURCE_SCRIPT = """
+import json, sys
+import torch
+from h2d_contracts.contracts import load_target
+from h2d_contracts.contracts._report import ContractViolation
+from h2d_contracts.contracts.reliability import check_resource_hygiene
+spec, index, calls, warmup = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+torch.cuda.set_device(index)
+try:
+    readings = check_resource_hygiene(load_target(spec), torch.device("cuda", index), calls=calls, warmup=warmup)
+    print("H2D-RESOURCE " + json.dumps({"ok": True, "readings": readings}))
+except ContractViolation as exc:
+    print("H2D-RESOURCE " + json.dumps({"ok": False, "message": str(exc)}))
+"""
+
+
+def check_resource_hygiene_isolated(target: Target, device: torch.device, *, calls: int = 100_000, warmup: int = 10_000, timeout_s: float = 300.0) -> dict[str, int]:
+    """:func:`check_resource_hygiene` in a fresh interpreter that loads the target by its ``--h2d-impl`` spec.
+
+    The readings are process-wide (every live pinned block of the process), so in a test
+    process they include whatever earlier tests left and whatever their objects do while
+    the loop runs: on the H200 (c5e2a22, three runs of four) the reading of a passing
+    reference grew by one or two 16 KiB blocks over a warm-up reading of 122-224 MB, while
+    the same loop in a process of its own stayed at its warm-up reading of 64 KiB for all
+    30 later readings (tools/hygiene_diag.py, reports/gpu/). A target without a spec (built
+    in-process) is checked in-process. Returns the child's readings.
+    """
+    if device.type != "cuda" or not torch.cuda.is_available():
+        raise NotApplicable("hygiene: measures the CUDA caching allocators; needs a CUDA device")
+    target.require("cuda", "hygiene")
+    if not target.spec:
+        return check_resource_hygiene(target, device, calls=calls, warmup=warmup)
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    proc = subprocess.run([sys.executable, "-c", _RESOURCE_SCRIPT, target.spec, str(index), str(calls), str(warmup)], capture_output=True, text=True, timeout=timeout_s, env=env)
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("H2D-RESOURCE ")), None)
+    if proc.returncode != 0 or line is None:
+        raise RuntimeError(f"hygiene: the fresh process for {target.spec!r} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    found = json.loads(line[len("H2D-RESOURCE "):])
+    if not found["ok"]:
+        message = found["message"]
+        raise ContractViolation("hygiene", message[len("[hygiene] "):] if message.startswith("[hygiene] ") else message)
+    return found["readings"]
 
 
 def check_concurrent_calls(target: Target, device: torch.device, *, threads: int = 8, calls: int = 10_000, own_streams: bool = True) -> None:
