@@ -57,18 +57,29 @@ def quiescent_bytes(device: torch.device) -> tuple[int, int]:
     """(pinned host bytes, device bytes) held by live tensors, read when nothing is in flight.
 
     After ``synchronize(device)`` every queued copy is done, but the caching host
-    allocator returns a freed pinned block to its free list only when it processes the
-    block's completion event, which it does at its next allocation: a one-element pinned
-    tensor is allocated to make it do so, and the stats are read while it is held (the
-    same few bytes at every reading). Then ``allocated_bytes.current`` counts only pinned
-    blocks that something still references, and ``torch.cuda.memory_allocated`` only
-    live device tensors: both exact, not dependent on how far the GPU had got.
+    allocator counts a freed pinned block as in use until it processes the block's
+    completion event, and it does that only when an allocation finds no free block of
+    its size, or in ``empty_cache``. So the host allocator's cache is emptied first
+    (``torch._C._host_emptyCache()``: every completed event processed, cached blocks
+    released), then ``active_bytes.current`` counts only pinned blocks that something
+    still references. The previous reading (a one-byte probe allocation, then
+    ``allocated_bytes.current``) processed no events when a small free block existed and
+    counted the cache too: on the H200 it grew by 16-48 KiB on a passing reference in
+    every run with a second worker on the GPU (reports/gpu/2026-12-01_h200_a67561c_flake).
+    ``torch.cuda.memory_allocated`` counts only live device tensors. Without
+    ``_host_emptyCache`` (older torch) the probe reading is kept.
     """
     synchronize(device)
-    probe = torch.empty(1, dtype=torch.uint8, pin_memory=True)
-    host = int(torch.cuda.host_memory_stats().get("allocated_bytes.current", 0))
+    empty_host_cache = getattr(torch._C, "_host_emptyCache", None)
+    if empty_host_cache is not None:
+        empty_host_cache()
+        stats = torch.cuda.host_memory_stats()
+        host = int(stats.get("active_bytes.current", stats.get("allocated_bytes.current", 0)))
+    else:
+        probe = torch.empty(1, dtype=torch.uint8, pin_memory=True)
+        host = int(torch.cuda.host_memory_stats().get("allocated_bytes.current", 0))
+        del probe
     dev = int(torch.cuda.memory_allocated(device))
-    del probe
     return host, dev
 
 
