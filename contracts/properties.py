@@ -139,7 +139,7 @@ def _nondeterministic(exc: BaseException, contract: str, prop: str) -> ContractV
     return ContractViolation(contract, msg)
 
 
-#: The default profile's examples per property (conftest.py): a property's ``cap`` is its
+#: The default profile's examples per property (h2d_contracts/plugin.py): a property's ``cap`` is its
 #: budget under that profile, and scales with any other (fuzz: 5000 / 40 = 125 times as many).
 DEFAULT_EXAMPLES = 40
 

@@ -1,6 +1,6 @@
 r"""Expected failures per target and the conformance report (``--h2d-report PATH``).
 
-Both are used by the root ``conftest.py``; the functions here are plain and tested on
+Both are used by the pytest plugin ``h2d_contracts/plugin.py``; the functions here are plain and tested on
 their own (``tests/test_adapters.py``).
 
 Expectations files (``xfails/<target name>.txt``), one entry a line::
