@@ -110,6 +110,24 @@ def host_us(fn: Callable[[], Any], iters: int, device: torch.device) -> float:
     return statistics.median(times) / 1e3
 
 
+def busy_host_ms(call: Callable[[], Any], device: torch.device, busy_ms: float, cpm: float, reps: int) -> float:
+    """Median host time (ms) of ``call()`` issued right after ``busy_ms`` of spin work was queued on the current stream.
+
+    The device is synchronized before each sample and after it, so every sample starts
+    behind the same queue; ``cpm`` is :func:`cycles_per_ms` of the device.
+    """
+    samples = []
+    for _ in range(reps):
+        torch.cuda.synchronize(device)
+        with torch.cuda.device(device):
+            torch.cuda._sleep(int(busy_ms * cpm))
+        t0 = time.perf_counter_ns()
+        call()
+        samples.append((time.perf_counter_ns() - t0) / 1e6)
+        torch.cuda.synchronize(device)
+    return statistics.median(samples)
+
+
 def bench_small(device: torch.device, pats: dict[str, Pattern], sizes: list[int], iters: int) -> list[dict]:
     rows = []
     for n in sizes:
@@ -142,16 +160,7 @@ def bench_busy(device: torch.device, pats: dict[str, Pattern], sizes: list[int],
         for name, fn in cases.items():
             fn(data, device)  # warm-up: the caching host allocator then holds blocks of the size
             torch.cuda.synchronize(device)
-            samples = []
-            for _ in range(reps):
-                torch.cuda.synchronize(device)
-                with torch.cuda.device(device):
-                    torch.cuda._sleep(int(busy_ms * cpm))
-                t0 = time.perf_counter_ns()
-                fn(data, device)
-                samples.append((time.perf_counter_ns() - t0) / 1e6)
-                torch.cuda.synchronize(device)
-            row[name] = statistics.median(samples)
+            row[name] = busy_host_ms(lambda: fn(data, device), device, busy_ms, cpm, reps)
         rows.append(row)
         print(f"(b) {nbytes:>11d} B busy {busy_ms:.0f} ms: " + " ".join(f"{k}={v:.2f}ms" for k, v in row.items() if k != "bytes"), flush=True)
     return rows
@@ -227,16 +236,7 @@ def bench_layouts(device: torch.device, pats: dict[str, Pattern], busy_ms: float
             if name == "reference_pipelined":
                 continue
             row[f"{name}_idle_us"] = host_us(lambda: fn(data, device), 50, device)
-            samples = []
-            for _ in range(reps):
-                torch.cuda.synchronize(device)
-                with torch.cuda.device(device):
-                    torch.cuda._sleep(int(busy_ms * cpm))
-                t0 = time.perf_counter_ns()
-                fn(data, device)
-                samples.append((time.perf_counter_ns() - t0) / 1e6)
-                torch.cuda.synchronize(device)
-            row[f"{name}_busy_ms"] = statistics.median(samples)
+            row[f"{name}_busy_ms"] = busy_host_ms(lambda: fn(data, device), device, busy_ms, cpm, reps)
         rows.append(row)
         print(f"(d) {label}: " + " ".join(f"{k}={v:.2f}" for k, v in row.items() if isinstance(v, float)), flush=True)
     return rows
