@@ -26,9 +26,6 @@ from pathlib import Path
 
 __version__ = "0.1.0"
 
-#: The subpackages, by their name under this package (= their folder in the repository).
-SUBPACKAGES = ("h2d_impl", "strategies", "contracts", "tests", "h2d_adapters", "h2d_mutants")
-
 _HERE = Path(__file__).resolve().parent
 #: True in a source checkout (the subpackages are folders next to this package's folder).
 CHECKOUT = not (_HERE / "contracts").is_dir() and (_HERE.parent / "contracts" / "__init__.py").is_file()
