@@ -28,7 +28,7 @@ import torch
 from ._report import NotApplicable, fail, repro_call, repro_value
 from .h2d import _mutate, call_valid, synchronize
 from .oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype
-from .target import Target
+from .target import Target, run_fresh
 
 __all__ = [
     "BUSY_MS",
@@ -504,21 +504,11 @@ def check_device_hygiene(target: Target, index: int, *, timeout_s: float = 240.0
         NotApplicable: fewer than two CUDA devices, or a target built in-process (no spec).
         ContractViolation: ``device-hygiene``, naming the calls made and the device touched.
     """
-    import json
-    import os
-    import subprocess
-    import sys
-
     if not torch.cuda.is_available() or torch.cuda.device_count() < 2:
         raise NotApplicable("device-hygiene needs 2 CUDA devices")
     if not target.spec:
         raise NotApplicable(f"device-hygiene loads the target in a fresh process by its --h2d-impl spec; target {target.name!r} has none")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-    proc = subprocess.run([sys.executable, "-c", _HYGIENE_SCRIPT, target.spec, str(index)], capture_output=True, text=True, timeout=timeout_s, env=env)
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("H2D-HYGIENE ")), None)
-    if line is None:
-        raise RuntimeError(f"device-hygiene: the fresh process for {target.spec!r} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-    found = json.loads(line[len("H2D-HYGIENE "):])
+    found = run_fresh("device-hygiene", _HYGIENE_SCRIPT, [target.spec, str(index)], "H2D-HYGIENE ", timeout_s=timeout_s)
     calls = "; ".join(c for c, _ in found["steps"])
     touched = {j: (found["contexts"][j], found["allocated"][j]) for j in found["contexts"] if found["contexts"][j] or found["allocated"][j]}
     if touched:

@@ -19,7 +19,7 @@ import torch
 
 from ._report import ContractViolation, NotApplicable, fail
 from .h2d import synchronize
-from .target import Target
+from .target import Target, run_fresh
 
 __all__ = ["check_concurrent_calls", "check_resource_hygiene", "mixed_inputs", "quiescent_bytes"]
 
@@ -174,18 +174,8 @@ def check_resource_hygiene_isolated(target: Target, device: torch.device, *, cal
     target.require("cuda", "hygiene")
     if not target.spec:
         return check_resource_hygiene(target, device, calls=calls, warmup=warmup)
-    import json
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     index = device.index if device.index is not None else torch.cuda.current_device()
-    proc = subprocess.run([sys.executable, "-c", _RESOURCE_SCRIPT, target.spec, str(index), str(calls), str(warmup)], capture_output=True, text=True, timeout=timeout_s, env=env)
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("H2D-RESOURCE ")), None)
-    if proc.returncode != 0 or line is None:
-        raise RuntimeError(f"hygiene: the fresh process for {target.spec!r} failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-    found = json.loads(line[len("H2D-RESOURCE "):])
+    found = run_fresh("hygiene", _RESOURCE_SCRIPT, [target.spec, str(index), str(calls), str(warmup)], "H2D-RESOURCE ", timeout_s=timeout_s, exit_zero=True)
     if not found["ok"]:
         message = found["message"]
         raise ContractViolation("hygiene", message[len("[hygiene] "):] if message.startswith("[hygiene] ") else message)

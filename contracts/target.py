@@ -27,7 +27,7 @@ import torch
 
 from ._report import NotApplicable
 
-__all__ = ["CAPABILITIES", "Target", "last_call", "load_target", "BUILTIN_TARGETS"]
+__all__ = ["CAPABILITIES", "Target", "last_call", "load_target", "run_fresh", "BUILTIN_TARGETS"]
 
 _LAST = threading.local()
 
@@ -197,6 +197,30 @@ BUILTIN_TARGETS: dict[str, Callable[[], Target]] = {
     "vllm-device-dtype": _adapter("vllm_device_dtype_target"),
     "vllm-pin-memory": _adapter("vllm_pin_memory_target"),
 }
+
+
+def run_fresh(what: str, script: str, args: list[str], marker: str, *, timeout_s: float, exit_zero: bool = False) -> Any:
+    """Run ``script`` (Python source) in a fresh interpreter and return the JSON it printed after ``marker``.
+
+    For contracts whose readings are process-wide (device contexts, the caching
+    allocators): the child gets this process's ``sys.path`` as ``PYTHONPATH``, so it
+    imports the kit and loads a target by its ``--h2d-impl`` spec as this process did.
+
+    Raises:
+        RuntimeError: naming ``what``, when no line starts with ``marker`` (or, with
+            ``exit_zero``, when the child exited non-zero), with the end of its stderr.
+    """
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout_s, env=env)
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(marker)), None)
+    if line is None or (exit_zero and proc.returncode != 0):
+        raise RuntimeError(f"{what}: the fresh process ({' '.join(args)}) failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return json.loads(line[len(marker):])
 
 
 def load_target(spec: str) -> Target:

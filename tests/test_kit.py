@@ -444,3 +444,16 @@ def test_plugin_is_active_only_in_kit_sessions(tmp_path, monkeypatch):
     assert _names_kit(config([str(SUITE_DIR / "test_h2d.py") + "::test_values"]))
     monkeypatch.setenv("H2D_IMPL", "reference")
     assert _names_kit(config(["tests"]))
+
+
+def test_run_fresh_returns_the_marked_json_and_names_a_failed_child():
+    """The fresh-process plumbing of the hygiene contracts: the child sees the kit, its marked JSON line comes back; no line is an error."""
+    from h2d_contracts.contracts.target import run_fresh
+
+    script = "import sys, h2d_contracts\nprint('noise')\nprint('MARK ' + '{\"arg\": \"' + sys.argv[1] + '\"}')\n"
+    assert run_fresh("demo", script, ["x"], "MARK ", timeout_s=60) == {"arg": "x"}
+    with pytest.raises(RuntimeError, match=r"^demo: the fresh process \(x\) failed \(exit 3\)"):
+        run_fresh("demo", "import sys; sys.exit(3)", ["x"], "MARK ", timeout_s=60)
+    with pytest.raises(RuntimeError, match=r"exit 3"):
+        run_fresh("demo", "import sys; print('MARK {}'); sys.exit(3)", ["x"], "MARK ", timeout_s=60, exit_zero=True)
+    assert run_fresh("demo", "import sys; print('MARK {}'); sys.exit(3)", ["x"], "MARK ", timeout_s=60) == {}
