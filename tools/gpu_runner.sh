@@ -9,6 +9,7 @@
 #   bash tools/gpu_runner.sh vllm    # the vLLM stage alone
 #   bash tools/gpu_runner.sh reference   # the reference suite alone (no vLLM, no bench)
 #   bash tools/gpu_runner.sh bench   # the bench alone, vLLM importable, with its plot and profile
+#   bash tools/gpu_runner.sh mutation    # mutmut's mutants of the device half (tools/gpu_mutation.py)
 #   bash tools/gpu_runner.sh downstream  # the kit as a wheel (.gpu_carry/h2d_contracts-*.whl, unpacked
 #                                    # on PYTHONPATH) run from examples/tinyengine copied out of the
 #                                    # checkout: the packaged suite against tinyengine on the GPU
@@ -88,7 +89,7 @@ run_downstream() {
       --h2d-impl tinyengine.h2d_target:target -n "${WORKERS:-auto}" --timeout "$TT" --hypothesis-seed="$SEED" \
       --h2d-report "$OUT/tinyengine" --junitxml="$OUT/junit-tinyengine.xml" -rfE )
 }
-: > /tmp/h2d_stages.md; rm -f /tmp/ref-summary.md /tmp/flake-summary.md /tmp/int-summary.md /tmp/vllm_findings.md
+: > /tmp/h2d_stages.md; rm -f /tmp/ref-summary.md /tmp/mut-summary.md /tmp/flake-summary.md /tmp/int-summary.md /tmp/vllm_findings.md
 header
 for MODE in $MODES; do
 case "$MODE" in
@@ -122,11 +123,20 @@ case "$MODE" in
   downstream)
     run_downstream
     ;;
+  mutation)
+    # the device half of h2d_impl/ under mutmut's mutants (tools/gpu_mutation.py; pack and
+    # names made on the CPU machine: GPU_PACK=.gpu_carry/mutants.tgz bash tools/mutation.sh)
+    stage mutation "${MUTATION_S:-540}" python3 tools/gpu_mutation.py --pack "${MUTANT_PACK:-.gpu_carry/mutants.tgz}" \
+      --names "${MUTANT_NAMES:-reports/mutation/gpu-set-0264e68.txt}" --out "$OUT" --workers "${MUTATION_WORKERS:-12}" \
+      --budget-s "${MUTATION_BUDGET_S:-420}" ${MUTATION_DONE:+--done "$MUTATION_DONE"}
+    { echo "## Mutation run of the device half (tools/gpu_mutation.py)"; echo; echo '```'; grep -E "^(revision|controls|ran) " "$LOG"; echo '```'; echo; } > /tmp/mut-summary.md
+    ;;
 esac
 done
 {
   echo "## Stages"; echo; echo "| stage | exit | wall | command |"; echo "|---|---|---|---|"; cat /tmp/h2d_stages.md; echo
   [ -f /tmp/ref-summary.md ] && sed 's/^# /## /' /tmp/ref-summary.md && echo
+  [ -f /tmp/mut-summary.md ] && cat /tmp/mut-summary.md
   [ -f /tmp/flake-summary.md ] && sed 's/^# /## /' /tmp/flake-summary.md && echo
   [ -f "$OUT/junit-internals.xml" ] && py tools/junit_summary.py /tmp/int-summary.md "$OUT/junit-internals.xml" --title "reference internals (chunked path)" > /dev/null 2>&1 && sed 's/^# /## /' /tmp/int-summary.md && echo
   [ -s /tmp/vllm_findings.md ] && { echo "## vLLM GPU findings, reproduced without the kit (tools/vllm_gpu_findings.py)"; echo; cat /tmp/vllm_findings.md; echo; }

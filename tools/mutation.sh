@@ -5,6 +5,8 @@
 #   MUTMUT_CHILDREN=2 bash tools/mutation.sh
 #   MUTANTS='h2d_contracts.h2d_impl.buffer*' bash tools/mutation.sh   # only mutants whose
 #       names match (mutmut's pattern); files get a "-subset" suffix
+#   GPU_PACK=.gpu_carry/mutants.tgz bash tools/mutation.sh REV   # generate REV's mutants only and
+#       pack them (with mutmut's trampoline package) for tools/gpu_mutation.py on a GPU runner
 #   SUITE=contracts bash tools/mutation.sh   # the contract suite alone: the tests of the
 #       reference's internals (h2d_contracts/plugin.py REFERENCE_INTERNALS, which never call --h2d-impl's
 #       target) are --ignore'd, so the score says what the contracts catch in a target;
@@ -78,6 +80,27 @@ PY
     echo "started: $(date -u +%FT%TZ)"
 } > "$log"
 cd "$work"
+if [ -n "${GPU_PACK:-}" ]; then
+    # Generate the mutants only and pack them for tools/gpu_mutation.py on a GPU runner
+    # (the device half of h2d_impl/ runs only for a CUDA target): mutmut's own generation
+    # step, then mutants/ (trampolined code + the suite) and the pure-Python mutmut package
+    # the trampolines import (mutmut.mutation.trampoline needs only the standard library).
+    python - <<'PY'
+from mutmut.__main__ import copy_src_dir, copy_also_copy_files, create_mutants, setup_source_paths
+from mutmut.mutation.trampoline import set_mutant_under_test
+set_mutant_under_test("mutant_generation")
+copy_src_dir(); copy_also_copy_files(); setup_source_paths()
+print(create_mutants(2))
+PY
+    mm=$(python -c 'import mutmut, os; print(os.path.dirname(mutmut.__file__))')
+    mkdir -p mutmut_pkg && cp -r "$mm" mutmut_pkg/ && cp -r "$mm"-*.dist-info mutmut_pkg/ 2>/dev/null || cp -r "$(dirname "$mm")"/mutmut-*.dist-info mutmut_pkg/
+    rm -rf mutmut_pkg/mutmut/__pycache__ mutants/.hypothesis
+    git -C "$root" rev-parse "$rev" > mutants/REVISION
+    tar czf "$root/$GPU_PACK" mutants mutmut_pkg
+    echo "packed $(grep -c "__mutmut_[0-9]*'\] = " -r mutants/h2d_contracts/h2d_impl | awk -F: '{s+=$2} END {print s}') mutants of $rev into $GPU_PACK ($(du -h "$root/$GPU_PACK" | cut -f1))"
+    rm -f "$log"
+    exit 0
+fi
 start=$(date +%s)
 mutmut run --max-children "$children" ${MUTANTS:+"$MUTANTS"} > "$work/mutmut-run.out" 2>&1 || echo "mutmut run exited $?" >> "$log"
 echo "finished: $(date -u +%FT%TZ) ($(( $(date +%s) - start )) s)" >> "$log"
