@@ -87,7 +87,7 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--workers", type=int, default=8)
     ap.add_argument("--budget-s", type=float, default=480, help="launch no run after this many seconds")
-    ap.add_argument("--run-timeout", type=float, default=150)
+    ap.add_argument("--run-timeout", type=float, default=110)
     ap.add_argument("--test-timeout", type=int, default=60)
     ap.add_argument("--tests", nargs="+", default=list(DEFAULT_TESTS))
     ap.add_argument("-k", default=DEFAULT_K)
