@@ -195,10 +195,11 @@ def _fail_if_blocked(what: str, host_ms: float, still_busy: bool, busy_ms: float
         )
 
 
-def check_buffer_non_blocking(target: Target, buffer: Any, n: int, direction: str, *, busy_ms: float = BUSY_MS) -> float:
+def check_buffer_non_blocking(target: Target, buffer: Any, n: int | None, direction: str, *, busy_ms: float = BUSY_MS) -> float:
     """non-blocking (CpuGpuBuffer): ``copy_to_gpu(n)`` / ``copy_to_cpu(n)`` of a pinned ``.cpu`` return at once behind a busy stream.
 
-    ``direction`` is ``"copy_to_gpu"`` or ``"copy_to_cpu"``. A warm-up call, then the
+    ``direction`` is ``"copy_to_gpu"`` or ``"copy_to_cpu"``; ``n=None`` calls it without
+    an argument (every row). A warm-up call, then the
     timed call with ``busy_ms`` of work queued on the current stream of ``.gpu``'s
     device; it must return within ``NONBLOCKING_FRACTION`` of ``busy_ms`` with the
     stream still busy (a device-to-host copy into pinned memory with
@@ -208,18 +209,19 @@ def check_buffer_non_blocking(target: Target, buffer: Any, n: int, direction: st
     device = buffer.gpu.device
     requires_cuda(target, "non-blocking", device)
     target.require("buffer", "non-blocking")
-    call = f"{buffer!r}.{direction}({n})"
+    args = () if n is None else (n,)
+    call = f"{buffer!r}.{direction}({'' if n is None else n})"
     copy = getattr(buffer, direction)
     src, dst = (buffer.cpu, buffer.gpu) if direction == "copy_to_gpu" else (buffer.gpu, buffer.cpu)
-    copy(n)
+    copy(*args)
     synchronize()
     if src.numel():
         src.view(torch.uint8).bitwise_xor_(0x5A if src.dtype is not torch.bool else 1)  # new values for the timed copy
     synchronize()
-    _, host_ms, still_busy = _timed_behind_busy(lambda: copy(n), device, busy_ms)
+    _, host_ms, still_busy = _timed_behind_busy(lambda: copy(*args), device, busy_ms)
     got, want = _bits(dst[:n].cpu()), _bits(src[:n].cpu())
     if not torch.equal(got, want):
-        fail("non-blocking", f"after {direction}({n}) and the documented wait, the rows differ", got=got.flatten()[:16].tolist(), expected=want.flatten()[:16].tolist(), call=call)
+        fail("non-blocking", f"after {call.split('.')[-1]} and the documented wait, the rows differ", got=got.flatten()[:16].tolist(), expected=want.flatten()[:16].tolist(), call=call)
     _fail_if_blocked(direction, host_ms, still_busy, busy_ms, call)
     return host_ms
 

@@ -15,6 +15,7 @@ Every property is listed in :data:`PROPERTIES` under its catalogue id.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any, Callable
 
@@ -448,7 +449,7 @@ PRODUCT_SIZES = (0, 1, 4097)
 
 
 def prop_values_product(target: Target, device: torch.device, **overrides: Any) -> None:
-    """values: every target dtype (uint16/32/64 and float8 included) x int and float lists, int and float ndarrays, a tensor, a list of arrays x device=, dtype=, out= x sizes 0, 1, 4097 (a table)."""
+    """values: every target dtype (uint16/32/64 and float8 included) x int and float lists, int and float ndarrays, a tensor, a list of arrays x device=, dtype=, out= x sizes 0, 1, 4097, and 0-d sources (a table)."""
     _device_ok(target, device, "values")
     del overrides  # deterministic: every row every run
     routes = ("device", "dtype", "out") if "out" in target.capabilities else ("device", "dtype")
@@ -469,6 +470,14 @@ def prop_values_product(target: Target, device: torch.device, **overrides: Any) 
                         shape = (1, n) if isinstance(payload, list) and payload and isinstance(payload[0], np.ndarray) else (n,)
                         kwargs = {"out": torch.zeros(shape, dtype=dtype, device=device)}
                     rows.row(ch.check_values, target, payload, kwargs)
+        # 0-d sources (a Python int and float, a numpy scalar, a 0-d tensor): a range check has a
+        # path of its own for them (the contract suite's mutation run of 0264e68 left a 0-d
+        # integer source into int32 refused, a valid call, unnoticed)
+        v = 1 if dtype is torch.bool or dtype in hs.FLOAT8_DTYPES else 5
+        for payload in (v, float(v), np.int64(v), torch.tensor(v, dtype=torch.int32)):
+            for route in routes:
+                kwargs = {"device": device} if route == "device" else {"device": device, "dtype": dtype} if route == "dtype" else {"out": torch.zeros((), dtype=dtype, device=device)}
+                rows.row(ch.check_values, target, payload, kwargs)
     rows.finish()
 
 
@@ -527,6 +536,32 @@ def prop_out_written(target: Target, device: torch.device, **overrides: Any) -> 
         ch.check_out_written_exactly(target, call.data, call.kwargs)
 
     _run(body, overrides)
+
+
+#: Dense inputs of out's dtype (pinned where pinning exists: then nothing needs converting or
+#: staging, the zero-copy path) written into out of every layout. A target that returned a
+#: new tensor, or ignored out, for exactly these inputs passed every random draw in the
+#: GPU mutation run of 79c9cc9 (reports/mutation/): such a draw is rare.
+OUT_DENSE_TABLE = tuple(
+    (shape, layout, out_kind)
+    for shape, layouts in (((6,), ("contiguous", "offset")), ((3, 5), ("contiguous", "transposed")), ((2, 3, 4), ("transposed",)), ((2, 3, 4, 5), ("channels_last", "transposed")))
+    for layout in layouts
+    for out_kind in hs.OUT_KINDS
+)
+
+
+def prop_out_dense_table(target: Target, device: torch.device, **overrides: Any) -> None:
+    """out: dense tensors (pinned where pinning exists) of out's dtype, into out of every layout: out itself, written exactly."""
+    _device_ok(target, device, "out")
+    target.require("out", "out")
+    pinned = hs.pinning_available()
+    for i, (shape, layout, out_kind) in enumerate(OUT_DENSE_TABLE):
+        dtype = (torch.float32, torch.int64)[i % 2]
+        values = torch.arange(math.prod(shape), dtype=dtype).view(shape) - 7
+        data = hs.tensor_in_layout(values, layout, pinned=pinned)
+        out = hs.out_in_layout(shape, dtype, device, out_kind)
+        kwargs: dict[str, Any] = {"out": out, "device": device} if i % 3 == 0 else {"out": out}
+        ch.check_out_written_exactly(target, data, kwargs)
 
 
 def prop_out_shape_rejected(target: Target, device: torch.device, **overrides: Any) -> None:
@@ -970,6 +1005,9 @@ def prop_staging_strided_pinned(target: Target, device: torch.device, **override
 def prop_pinned_not_restaged(target: Target, device: torch.device, **overrides: Any) -> None:
     """staging: a pinned, dense input (contiguous, transposed, channels-last) of the target dtype is not copied again."""
     cg.requires_cuda(target, "staging", device)
+    for shape, layout in DENSE_PERMUTED_TABLE:
+        t = hs.tensor_in_layout(torch.arange(math.prod(shape), dtype=torch.float32).view(shape), layout, pinned=True)
+        cg.check_pinned_not_restaged(target, t, {"device": device})
 
     def body(data: st.DataObject) -> None:
         layout = data.draw(st.sampled_from(DENSE_LAYOUTS), label="layout")
@@ -984,36 +1022,46 @@ def prop_pinned_not_restaged(target: Target, device: torch.device, **overrides: 
 #: pinned input is not copied again"); the staging and snapshot contracts draw them.
 DENSE_LAYOUTS = ("contiguous", "transposed", "channels_last")
 
+#: Dense permutations of two to four dimensions, every side >= 2, as a table: random shapes
+#: rarely have three sides > 1, and a density rule that holds for two dimensions only
+#: (``expected = size`` for ``expected *= size``) survived them in the GPU mutation run of
+#: 79c9cc9 (reports/mutation/).
+DENSE_PERMUTED_TABLE = (((5, 3), "transposed"), ((2, 3, 4), "transposed"), ((2, 3, 4, 5), "transposed"), ((2, 3, 4, 5), "channels_last"))
+
 #: Payload sizes for the non-blocking contract: the design brief (../shared/DESIGN.md) measured blocking from 4 MB up.
 NON_BLOCKING_BYTES = (4 << 20, 16 << 20, 64 << 20)
 
 
 def prop_non_blocking(target: Target, device: torch.device, **overrides: Any) -> None:
-    """non-blocking: 4-64 MB tensors (pageable, pinned, strided pinned) and arrays, with and without out, return at once."""
+    """non-blocking: 4-64 MB tensors (pageable, pinned, pinned transposed, strided pinned) and arrays, with and without out, return at once."""
     cg.requires_cuda(target, "non-blocking", device)
     import numpy as np
 
     def body(data: st.DataObject) -> None:
         nbytes = data.draw(st.sampled_from(NON_BLOCKING_BYTES), label="bytes")
-        kind = data.draw(st.sampled_from(["pageable", "pinned", "pinned-column-slice", "ndarray"]), label="kind")
+        kind = data.draw(st.sampled_from(["pageable", "pinned", "pinned-transposed", "pinned-column-slice", "ndarray"]), label="kind")
         n = nbytes // 4
         if kind == "ndarray":
             payload: Any = np.arange(n, dtype=np.int32)
         elif kind == "pinned-column-slice":
             payload = torch.arange(2 * n, dtype=torch.int32).pin_memory().view(-1, 2)[:, 0]
+        elif kind == "pinned-transposed":
+            # dense in a permutation: DMA'd as it lies, so no host pass may be needed (a
+            # blocking .to() on this path survived the GPU mutation run of 79c9cc9)
+            payload = torch.arange(n, dtype=torch.int32).pin_memory().view(2, n // 2).t()
         else:
             payload = torch.arange(n, dtype=torch.int32)
             payload = payload.pin_memory() if kind == "pinned" else payload
         kwargs: dict[str, Any] = {"device": device}
         if "out" in target.capabilities and data.draw(st.booleans(), label="with out"):
-            kwargs = {"out": torch.empty(n, dtype=torch.int32, device=device)}
+            kwargs = {"out": torch.empty(tuple(np.shape(payload)), dtype=torch.int32, device=device)}
         cg.check_non_blocking(target, payload, kwargs)
 
     _run(body, overrides, cap=8, timed=True)
 
 
 def prop_buffer_non_blocking(target: Target, device: torch.device, **overrides: Any) -> None:
-    """non-blocking: CpuGpuBuffer.copy_to_gpu(n) / copy_to_cpu(n) of 4-64 MB of pinned rows return at once."""
+    """non-blocking: CpuGpuBuffer.copy_to_gpu(n) / copy_to_cpu(n) (n given or None) of 4-64 MB of pinned rows return at once."""
     cg.requires_cuda(target, "non-blocking", device)
     target.require("buffer", "non-blocking")
 
@@ -1024,7 +1072,9 @@ def prop_buffer_non_blocking(target: Target, device: torch.device, **overrides: 
         buf = cb.make_buffer(target, spec, device)
         buf.cpu.copy_(torch.arange(rows * 1024, dtype=torch.int32).view(rows, 1024))
         buf.gpu.copy_(-torch.arange(rows * 1024, dtype=torch.int32, device=device).view(rows, 1024))
-        n = data.draw(st.sampled_from([rows, rows // 2]), label="n")
+        # n=None: copy_to_gpu() / copy_to_cpu() of every row, a path of its own (its blocking copies
+        # survived the GPU mutation run of 79c9cc9 while only n=int was drawn)
+        n = data.draw(st.sampled_from([None, rows, rows // 2]), label="n")
         for direction in ("copy_to_gpu", "copy_to_cpu"):  # both, every example: neither may be left unchecked
             cg.check_buffer_non_blocking(target, buf, n, direction)
 
@@ -1164,7 +1214,7 @@ def prop_device_hygiene(target: Target, device: torch.device, **overrides: Any) 
 PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
     "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_multi_mb, prop_values_dtype_matrix, prop_values_layouts, prop_values_typed_leaves, prop_values_autograd_and_default_dtype),
     "dtype": (prop_dtype_resolution, prop_dtype_mismatch),
-    "out": (prop_out_written, prop_out_shape_table, prop_out_shape_rejected),
+    "out": (prop_out_written, prop_out_dense_table, prop_out_shape_table, prop_out_shape_rejected),
     "target": (prop_no_target,),
     "no-alias": (prop_no_alias, prop_no_alias_layouts),
     "bad-input": (prop_bad_input_value_table, prop_bad_input),

@@ -807,3 +807,119 @@ def uint64_checked_through_int64() -> Target:
 
 
 MUTANTS["uint64_checked_through_int64"] = Mutant("uint64_checked_through_int64", uint64_checked_through_int64, ("bad-input",))
+
+
+# --------------------------------------------------------------------------- GPU mutation run of the device half (79c9cc9)
+# mutmut's mutants of _to_device, _dense, _resolve_device and CpuGpuBuffer that survived the
+# contracts on the H200 (reports/mutation/README.md), rewritten as wrappers of the reference.
+
+
+def zero_copy_ignores_out() -> Target:
+    """a pinned dense tensor of out's dtype (the zero-copy path) is DMA'd into a new tensor; out is neither written
+    nor returned (mutmut ``_to_device`` 11: ``if out is not None`` became ``... and False``)."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if out is not None and isinstance(data, torch.Tensor):
+            source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
+            if target.type == "cuda" and R._zero_copy_ok(data, source, dtype_):
+                return source.to(target, non_blocking=True).contiguous()
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("zero_copy_ignores_out", fn)
+
+
+def dense_rule_two_dims_only() -> Target:
+    """the density rule holds for two dimensions only (``expected = size`` for ``expected *= size``): a pinned tensor
+    dense in a permutation of three or more dimensions (sides >= 2) is staged again (mutmut ``_dense`` 13)."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if isinstance(data, torch.Tensor) and data.device.type == "cpu" and data.is_pinned() and not data.is_contiguous() and sum(s > 1 for s in data.shape) >= 3:
+            source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
+            if target.type == "cuda":
+                staged = R._stage(source, dtype_, pin=True)
+                return out.copy_(staged, non_blocking=True) if out is not None else staged.to(target, non_blocking=True)
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("dense_rule_two_dims_only", fn)
+
+
+def permuted_pinned_blocking_copy() -> Target:
+    """a pinned tensor dense in a permutation (``.t()``) is DMA'd as it lies with a blocking ``.to(device)``: the host
+    waits for the stream (mutmut ``_to_device`` 28/29: ``non_blocking=True`` dropped)."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if isinstance(data, torch.Tensor) and data.device.type == "cpu" and data.is_pinned() and not data.is_contiguous():
+            source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
+            if target.type == "cuda" and R._zero_copy_ok(data, source, dtype_):
+                moved = source.to(target)
+                return out.copy_(moved) if out is not None else moved.contiguous()
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("permuted_pinned_blocking_copy", fn)
+
+
+def buffer_full_copy_blocking() -> Target:
+    """``copy_to_gpu()`` / ``copy_to_cpu()`` without ``n`` copy every row with a blocking ``copy_`` (mutmut
+    ``copy_to_gpu`` 8, ``copy_to_cpu`` 8: ``non_blocking=False``); with ``n`` they are the reference's."""
+
+    class B(_Buffer):
+        def copy_to_gpu(self, n=None):
+            return self.gpu.copy_(self.cpu) if n is None else super().copy_to_gpu(n)
+
+        def copy_to_cpu(self, n=None):
+            return self.cpu.copy_(self.gpu) if n is None else super().copy_to_cpu(n)
+
+    return _target("buffer_full_copy_blocking", buffer_cls=B)
+
+
+def device_index_bound_off_by_one() -> Target:
+    """``cuda:<device_count>`` passes the index check (``index <= count``) and fails later inside torch with its own
+    RuntimeError, which names no argument (mutmut ``_resolve_device`` 35)."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        dev = torch.device(device) if isinstance(device, str) else device
+        count = torch.cuda.device_count()
+        if count and isinstance(dev, torch.device) and dev.type == "cuda" and dev.index == count:
+            raise RuntimeError("CUDA error: invalid device ordinal")
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("device_index_bound_off_by_one", fn)
+
+
+def numpy_device_index_dropped() -> Target:
+    """a numpy integer device index (``np.int64(0)``) is taken as no device (mutmut ``_resolve_device`` 6:
+    ``device = int(device)`` became ``device = None``): without out the call raises TypeError."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        return R.async_tensor_h2d(data, None if isinstance(device, np.integer) else device, dtype, out)
+
+    return _target("numpy_device_index_dropped", fn)
+
+
+def device_index_refusals_unnamed() -> Target:
+    """a negative device index or a CPU index other than 0 is refused with a bare ValueError that names no argument
+    (mutmut ``_resolve_device`` 11 and 20: the message became None)."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if isinstance(device, (int, np.integer)) and not isinstance(device, bool) and device < 0:
+            raise ValueError()
+        dev = torch.device(device) if isinstance(device, str) else device
+        if isinstance(dev, torch.device) and dev.type == "cpu" and dev.index not in (None, 0):
+            raise ValueError()
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("device_index_refusals_unnamed", fn)
+
+
+MUTANTS.update(
+    (m.name, m)
+    for m in [
+        Mutant("zero_copy_ignores_out", zero_copy_ignores_out, ("out",), "cuda"),
+        Mutant("dense_rule_two_dims_only", dense_rule_two_dims_only, ("staging",), "cuda"),
+        Mutant("permuted_pinned_blocking_copy", permuted_pinned_blocking_copy, ("non-blocking",), "cuda"),
+        Mutant("buffer_full_copy_blocking", buffer_full_copy_blocking, ("non-blocking",), "cuda"),
+        Mutant("device_index_bound_off_by_one", device_index_bound_off_by_one, ("bad-input",), "cuda"),
+        Mutant("numpy_device_index_dropped", numpy_device_index_dropped, ("values",), "cuda"),
+        Mutant("device_index_refusals_unnamed", device_index_refusals_unnamed, ("bad-input",)),
+    ]
+)

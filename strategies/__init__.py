@@ -21,6 +21,7 @@ from .calls import (
     devices,
     h2d_calls,
     out_buffers,
+    out_in_layout,
     row_counts,
     wrong_shapes,
 )
@@ -33,6 +34,7 @@ from .host import (
     numpy_arrays,
     pinning_available,
     shapes,
+    tensor_in_layout,
     torch_dtypes,
 )
 
@@ -55,12 +57,14 @@ __all__ = [
     "bad_inputs",
     "buffer_specs",
     "cpu_tensors",
+    "tensor_in_layout",
     "devices",
     "h2d_calls",
     "host_data",
     "nested_lists",
     "numpy_arrays",
     "out_buffers",
+    "out_in_layout",
     "pinning_available",
     "row_counts",
     "shapes",

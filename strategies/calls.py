@@ -28,6 +28,7 @@ __all__ = [
     "devices",
     "h2d_calls",
     "out_buffers",
+    "out_in_layout",
     "row_counts",
     "wrong_shapes",
 ]
@@ -72,6 +73,17 @@ def out_buffers(
       elements were written.
     """
     kind = draw(st.sampled_from(OUT_KINDS), label="out kind") if kind is None else kind
+    return out_in_layout(shape, dtype, device, kind)
+
+
+def out_in_layout(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device, kind: str) -> torch.Tensor:
+    """One ``out`` tensor of :func:`out_buffers`' ``kind`` (one of ``OUT_KINDS``), poisoned with 77: for deterministic tables.
+
+    Kinds that do not apply to ``shape`` (transposed 1-D) fall back to contiguous.
+    Raises ValueError for an unknown ``kind``.
+    """
+    if kind not in OUT_KINDS:
+        raise ValueError(f"kind must be one of {OUT_KINDS}, got {kind!r}")
     shape = tuple(shape)
     if kind == "noncontiguous" and len(shape) >= 1:
         return _poisoned(shape[:-1] + (2 * shape[-1] + 1,), dtype, device)[..., 1::2]
@@ -171,7 +183,9 @@ def _device_spellings(device: torch.device) -> list[Any]:
     if device.type == "cpu":
         # "cpu:0" and torch.device("cpu", 0) are the host too (held-out round 3: a target refusing them)
         return [torch.device("cpu"), "cpu", "cpu:0", torch.device("cpu", 0)]
-    spellings: list[Any] = [device, str(device), device.index]
+    # an index as a numpy integer too (e.g. taken from an array of device ids): the GPU
+    # mutation run of 79c9cc9 left its conversion unchecked
+    spellings: list[Any] = [device, str(device), device.index, np.int64(device.index)]
     if device.index == torch.cuda.current_device():
         spellings.append("cuda")
     return spellings
@@ -238,26 +252,26 @@ _FLOAT_CARRIERS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 #: Value-range bad-input kinds -> (the data kinds that can carry them, what they are).
 #: Each is drawn over every carrier (list, ndarray, tensor) and route (``out=``, ``dtype=``).
 VALUE_KINDS: dict[str, tuple[tuple[str, ...], str]] = {
-    "nan-to-int": (("list", "ndarray", "tensor"), "a NaN into an integer dtype"),
-    "inf-to-int": (("list", "ndarray", "tensor"), "+-inf into an integer dtype"),
-    "out-of-range-int": (("list", "ndarray", "tensor"), "2**40 into a narrower integer dtype"),
-    "out-of-range-uint8": (("list", "ndarray", "tensor"), "-1 (or -0.5) into uint8"),
-    "int-beyond-int64": (("list",), "2**64 into int64 (only a Python int can hold it)"),
-    "uint32-out-of-range": (("list", "ndarray", "tensor"), "2**31 (a uint32) into int32"),
-    "complex-to-real": (("list", "ndarray", "tensor"), "1+2j into a real dtype"),
-    "negative-into-unsigned": (("list", "ndarray", "tensor"), "-1 into uint16/uint32/uint64"),
-    "beyond-unsigned-range": (("list", "ndarray", "tensor"), "max+1 into uint16/uint32"),
+    "nan-to-int": (("list", "ndarray", "tensor", "scalar"), "a NaN into an integer dtype"),
+    "inf-to-int": (("list", "ndarray", "tensor", "scalar"), "+-inf into an integer dtype"),
+    "out-of-range-int": (("list", "ndarray", "tensor", "scalar"), "2**40 into a narrower integer dtype"),
+    "out-of-range-uint8": (("list", "ndarray", "tensor", "scalar"), "-1 (or -0.5) into uint8"),
+    "int-beyond-int64": (("list", "scalar"), "2**64 into int64 (only a Python int can hold it)"),
+    "uint32-out-of-range": (("list", "ndarray", "tensor", "scalar"), "2**31 (a uint32) into int32"),
+    "complex-to-real": (("list", "ndarray", "tensor", "scalar"), "1+2j into a real dtype"),
+    "negative-into-unsigned": (("list", "ndarray", "tensor", "scalar"), "-1 into uint16/uint32/uint64"),
+    "beyond-unsigned-range": (("list", "ndarray", "tensor", "scalar"), "max+1 into uint16/uint32"),
     # held-out round 1 (issue 9): float(iinfo(int64).max) rounds to 2**63, so a check against
     # it lets exactly 2.0**63 through; every integer dtype's first float past either end
-    "float-just-past-int-range": (("list", "ndarray", "tensor"), "the first float64 past max (2.0**63 for int64) or below min, into each integer dtype"),
+    "float-just-past-int-range": (("list", "ndarray", "tensor", "scalar"), "the first float64 past max (2.0**63 for int64) or below min, into each integer dtype"),
     # mutation run of the contract suite (73734f2): a range check that widens uint64 through
     # int64 wraps 2**63 to -2**63, which int64 holds; no drawn data reached it
-    "uint64-beyond-int64": (("list", "ndarray", "tensor"), "2**63 and 2**64 - 1 (uint64 values) into int64, int32, int8"),
+    "uint64-beyond-int64": (("list", "ndarray", "tensor", "scalar"), "2**63 and 2**64 - 1 (uint64 values) into int64, int32, int8"),
 }
 
 
 def value_case(kind: str, carrier: str, n: int, pick: int = 0) -> tuple[Any, torch.dtype]:
-    """``(data, target dtype)`` for a value-range bad-input ``kind`` carried as ``carrier`` ("list", "ndarray", "tensor").
+    """``(data, target dtype)`` for a value-range bad-input ``kind`` carried as ``carrier`` ("list", "ndarray", "tensor", "scalar").
 
     ``pick`` chooses among the kind's variants (target dtype, source dtype) deterministically.
     """
@@ -265,6 +279,10 @@ def value_case(kind: str, carrier: str, n: int, pick: int = 0) -> tuple[Any, tor
     def carry(values: list, np_dtype: Any, t_dtype: torch.dtype) -> Any:
         if carrier == "list":
             return values
+        if carrier == "scalar":
+            # a 0-d source, the bad value alone as a Python number (the contract suite's mutation
+            # run of 0264e68: 0-d sources take a path of their own in a range check)
+            return next((v for v in values if not (isinstance(v, (int, float)) and v in (0, 1))), values[0])
         if carrier == "ndarray":
             return np.array(values, dtype=np_dtype)
         return torch.tensor(values, dtype=t_dtype)
@@ -330,7 +348,7 @@ def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
                     data, dt = value_case(kind, carrier, 3, pick)
                     if route == "out":
                         base = torch.full((5,), 77, dtype=dt, device=device)
-                        kwargs: dict[str, Any] = {"out": base[1:4]}
+                        kwargs: dict[str, Any] = {"out": base[2] if carrier == "scalar" else base[1:4]}
                     else:
                         kwargs = {"dtype": dt, "device": device}
                     rows.append(BadInput(kind, data, kwargs, BAD_INPUT_KINDS[kind]))
@@ -399,7 +417,7 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         route = draw(st.sampled_from(ROUTES), label="route")
         pick = draw(st.integers(0, 7), label="variant")
         data, dt = value_case(kind, carrier, n, pick)
-        kwargs = {"out": out_for((n,), dt)} if route == "out" else {"dtype": dt, "device": device}
+        kwargs = {"out": out_for(() if carrier == "scalar" else (n,), dt)} if route == "out" else {"dtype": dt, "device": device}
         return BadInput(kind, data, kwargs, raises)
     if kind == "wrong-shape-out":
         return BadInput(kind, good, {"out": out_for((n + 1,))}, raises)
@@ -430,7 +448,14 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         other = torch.device("cpu") if device.type == "cuda" else ("cuda:0" if torch.cuda.is_available() else "meta")
         return BadInput(kind, good, {"device": other, "out": out_for((n,))}, raises)
     if kind == "missing-cuda-index":
-        return BadInput(kind, good, {"device": f"cuda:{max(torch.cuda.device_count(), 1) + 7}", "out": out_for((n,))}, raises)
+        # the first index past the visible devices (an off-by-one bound: the GPU mutation run of
+        # 79c9cc9 left `index <= count` alive) or one far past them
+        index = torch.cuda.device_count() + draw(st.sampled_from([0, 7]), label="past the last index by")
+        return BadInput(kind, good, {"device": f"cuda:{index}", "out": out_for((n,))}, raises)
+    if kind == "negative-device-index":
+        return BadInput(kind, good, {"device": draw(st.sampled_from([-1, np.int64(-1)]), label="index"), "out": out_for((n,))}, raises)
+    if kind == "cpu-device-index":
+        return BadInput(kind, good, {"device": draw(st.sampled_from(["cpu:1", torch.device("cpu", 1)]), label="device")}, raises)
     if kind == "device-tensor-data":
         return BadInput(kind, torch.zeros(n, device="meta"), {"out": out_for((n,))}, raises)
     if kind == "sparse-data":
@@ -460,11 +485,23 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         return BadInput(kind, good, {"out": out}, raises)
     if kind == "out-aliases-data":
         m = max(n, 2)  # base[:1] and base[1:] would be disjoint bytes, which is valid
+        if draw(st.booleans(), label="shared only at the far end"):
+            # one element shared, the last of data and the first of out: a byte-span bound
+            # that falls short of the end misses it (the contract suite's mutation run of 0264e68)
+            base = torch.arange(2 * m - 1, dtype=torch.float32)
+            return BadInput(kind, base[:m], {"out": base[m - 1 :]}, raises)
         base = torch.arange(m + 1, dtype=torch.float32)  # host memory on every device: data and out overlap
         return BadInput(kind, base[:m], {"out": base[1:]}, raises)
     if kind == "out-aliases-data-array":
         m = max(n, 2)
-        base = torch.arange(m + 1, dtype=torch.float32)  # data: an ndarray view of the same host memory as out
+        # data: an ndarray view of the same host memory as out; one-byte dtypes (no byte order)
+        # and a zero-stride broadcast view take paths of their own in an ndarray's conversion
+        # (the contract suite's mutation run of 0264e68)
+        variant = draw(st.sampled_from(["float32", "uint8", "bool", "broadcast"]), label="variant")
+        if variant == "broadcast":
+            base = torch.arange(m + 1, dtype=torch.int64)
+            return BadInput(kind, np.broadcast_to(base.numpy()[:1], (m,)), {"out": base[:m]}, raises)
+        base = torch.arange(m + 1, dtype=torch.int64).to({"float32": torch.float32, "uint8": torch.uint8, "bool": torch.bool}[variant])
         return BadInput(kind, base.numpy()[:m], {"out": base[1:]}, raises)
     if kind == "nested-tensor-data":
         with warnings.catch_warnings():
@@ -477,6 +514,35 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         return BadInput(kind, [decimal.Decimal("1.5")] * n, {"out": out_for((n,), torch.float32)}, raises)
     if kind == "uint32-out-of-range":
         return BadInput(kind, np.full(n, 2**31, dtype=np.uint32), {"out": out_for((n,), torch.int32)}, raises)
+    # the contract suite's mutation run of 0264e68 (reports/mutation/): refusals no kind reached
+    if kind == "unsupported-dtype":
+        return BadInput(kind, good, {"dtype": draw(st.sampled_from([torch.complex32, torch.quint8]), label="dtype"), "device": device}, raises)
+    if kind == "sparse-out":
+        return BadInput(kind, [1.0] * n, {"out": torch.zeros(n).to_sparse()}, raises)
+    if kind == "nested-out":
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            nested = torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)])
+        return BadInput(kind, [1.0] * n, {"out": nested}, raises)
+    if kind == "out-on-meta":
+        kwargs = {"out": torch.empty(n, device="meta")}
+        if draw(st.booleans(), label="device given too"):
+            kwargs["device"] = device
+        return BadInput(kind, [1.0] * n, kwargs, raises)
+    if kind == "complex32-tensor-data":
+        with warnings.catch_warnings():  # "ComplexHalf support is experimental"
+            warnings.simplefilter("ignore", UserWarning)
+            data = torch.zeros(n, dtype=torch.complex32)
+        return BadInput(kind, data, {"device": device}, raises)
+    if kind == "fraction-scalar":
+        import fractions
+
+        return BadInput(kind, fractions.Fraction(1, 2), {"device": device}, raises)
+    if kind == "longdouble-array":
+        # numpy's extended precision (float128 on x86-64), a dtype torch lacks; where longdouble
+        # is float64 itself (some platforms) an object array of floats stands in: refused too
+        arr = np.ones(n, dtype=np.longdouble) if np.dtype(np.longdouble).itemsize > 8 else np.ones(n).astype(object)
+        return BadInput(kind, arr, {"device": device}, raises)
     if kind == "mixed-sign-huge-ints":
         return BadInput(kind, [-1, 2**63][:max(n, 2)] + [0] * max(0, n - 2), {"device": device}, raises)
     raise ValueError(f"unknown bad-input kind {kind!r}")

@@ -34,6 +34,7 @@ __all__ = [
     "nested_lists",
     "numpy_arrays",
     "cpu_tensors",
+    "tensor_in_layout",
     "shapes",
     "torch_dtypes",
     "pinning_available",
@@ -234,6 +235,21 @@ def cpu_tensors(
         raise ValueError("pinned=True but this machine cannot allocate pinned memory")
     layout = draw(st.sampled_from(TENSOR_LAYOUTS), label="layout") if layout is None else layout
     values = draw(_values(dtype, tuple(shape), target_dtype))
+    return _tensor_layout(values, layout, pinned)
+
+
+def tensor_in_layout(values: torch.Tensor, layout: str, *, pinned: bool) -> torch.Tensor:
+    """A CPU tensor equal to ``values`` (any shape and dtype) whose storage lies in ``layout``.
+
+    ``layout`` is one of ``TENSOR_LAYOUTS``; ``pinned=True`` puts the backing storage in
+    page-locked memory (ValueError where pinning is unavailable). For the deterministic
+    tables of the contracts: the same layouts :func:`cpu_tensors` draws, on a given shape
+    (layouts that do not apply to the shape fall back to contiguous, as there).
+    """
+    if layout not in TENSOR_LAYOUTS:
+        raise ValueError(f"layout must be one of {TENSOR_LAYOUTS}, got {layout!r}")
+    if pinned and not pinning_available():
+        raise ValueError("pinned=True but this machine cannot allocate pinned memory")
     return _tensor_layout(values, layout, pinned)
 
 

@@ -62,6 +62,10 @@ def test_out_written_exactly(target, device):
     P.prop_out_written(target, device)
 
 
+def test_out_dense_table(target, device):
+    P.prop_out_dense_table(target, device)
+
+
 def test_out_shape_rejected(target, device):
     P.prop_out_shape_rejected(target, device)
 
