@@ -60,12 +60,18 @@ def _failed_test(output: str) -> str:
     return m.group(1) if m else "-"
 
 
-def run_one(name: str, mutants_dir: Path, env: dict[str, str], args: argparse.Namespace) -> tuple[str, str, int, float, str]:
+#: A third column ``host`` in the names file runs that mutant's tests with the host target
+#: (``-k "not cuda"``) on the GPU machine: code that runs for a CPU target only where pinned
+#: memory and CUDA exist (``_async_h2d``'s device-count branch, a pinned zero-copy to "cpu").
+HOST_K = "not cuda"
+
+
+def run_one(name: str, mutants_dir: Path, env: dict[str, str], args: argparse.Namespace, k: str | None = None) -> tuple[str, str, int, float, str]:
     """One pytest run with ``MUTANT_UNDER_TEST=name``: (name, status, exit code, seconds, first failing test)."""
     with tempfile.TemporaryDirectory() as db:
         run_env = dict(env, MUTANT_UNDER_TEST=name, HYPOTHESIS_STORAGE_DIRECTORY=db)
         cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-m", "not meta",
-               "--hypothesis-seed=0", "--timeout", str(args.test_timeout), "-k", args.k, *args.tests]
+               "--hypothesis-seed=0", "--timeout", str(args.test_timeout), "-k", k or args.k, *args.tests]
         t0 = time.monotonic()
         try:
             proc = subprocess.run(cmd, cwd=mutants_dir, env=run_env, capture_output=True, text=True, timeout=args.run_timeout)
@@ -102,7 +108,9 @@ def main() -> int:
     with tarfile.open(args.pack) as tf:
         tf.extractall(work, filter="data")
     mutants_dir = work / "mutants"
-    names = [ln.split()[0] for ln in Path(args.names).read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    lines = [ln.split() for ln in Path(args.names).read_text().splitlines() if ln.strip() and not ln.startswith("#")]
+    names = [ln[0] for ln in lines]
+    selection = {ln[0]: HOST_K for ln in lines if len(ln) > 2 and ln[2] == "host"}
     done = set()
     if args.done and Path(args.done).exists():
         done = {ln.split("\t")[0] for ln in Path(args.done).read_text().splitlines()[1:] if ln.strip()}
@@ -133,7 +141,8 @@ def main() -> int:
         while True:
             while not exhausted and len(pending) < args.workers and time.monotonic() - t_start < args.budget_s:
                 try:
-                    pending.add(pool.submit(run_one, next(it), mutants_dir, env, args))
+                    name = next(it)
+                    pending.add(pool.submit(run_one, name, mutants_dir, env, args, selection.get(name)))
                 except StopIteration:
                     exhausted = True
             if not pending:

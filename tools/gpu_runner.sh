@@ -9,6 +9,7 @@
 #   bash tools/gpu_runner.sh vllm    # the vLLM stage alone
 #   bash tools/gpu_runner.sh reference   # the reference suite alone (no vLLM, no bench)
 #   bash tools/gpu_runner.sh bench   # the bench alone, vLLM importable, with its plot and profile
+#   bash tools/gpu_runner.sh hunt        # the mutant catalogue's hunt (tests/test_mutants.py) alone
 #   bash tools/gpu_runner.sh mutation    # mutmut's mutants of the device half (tools/gpu_mutation.py)
 #   bash tools/gpu_runner.sh downstream  # the kit as a wheel (.gpu_carry/h2d_contracts-*.whl, unpacked
 #                                    # on PYTHONPATH) run from examples/tinyengine copied out of the
@@ -89,7 +90,7 @@ run_downstream() {
       --h2d-impl tinyengine.h2d_target:target -n "${WORKERS:-auto}" --timeout "$TT" --hypothesis-seed="$SEED" \
       --h2d-report "$OUT/tinyengine" --junitxml="$OUT/junit-tinyengine.xml" -rfE )
 }
-: > /tmp/h2d_stages.md; rm -f /tmp/ref-summary.md /tmp/mut-summary.md /tmp/flake-summary.md /tmp/int-summary.md /tmp/vllm_findings.md
+: > /tmp/h2d_stages.md; rm -f /tmp/ref-summary.md /tmp/mut-summary.md /tmp/hunt-summary.md /tmp/flake-summary.md /tmp/int-summary.md /tmp/vllm_findings.md
 header
 for MODE in $MODES; do
 case "$MODE" in
@@ -123,13 +124,19 @@ case "$MODE" in
   downstream)
     run_downstream
     ;;
+  hunt)
+    # the mutant catalogue's hunt alone (tests/test_mutants.py: GPU mutants included), with its kill table
+    H2D_KILL_TABLE=$OUT/kill_table_gpu.md stage hunt "${HUNT_S:-200}" python3 -m pytest -n "${WORKERS:-auto}" -p no:cacheprovider \
+      --timeout "$TT" --hypothesis-seed="$SEED" --junitxml="$OUT/junit-hunt.xml" -rs tests/test_mutants.py
+    py tools/junit_summary.py /tmp/hunt-summary.md "$OUT/junit-hunt.xml" --title "mutant hunt" > /dev/null 2>&1
+    ;;
   mutation)
     # the device half of h2d_impl/ under mutmut's mutants (tools/gpu_mutation.py; pack and
     # names made on the CPU machine: GPU_PACK=.gpu_carry/mutants.tgz bash tools/mutation.sh)
     stage mutation "${MUTATION_S:-540}" python3 tools/gpu_mutation.py --pack "${MUTANT_PACK:-.gpu_carry/mutants.tgz}" \
       --names "${MUTANT_NAMES:-reports/mutation/gpu-set-0264e68.txt}" --out "$OUT" --workers "${MUTATION_WORKERS:-12}" \
       --budget-s "${MUTATION_BUDGET_S:-420}" ${MUTATION_DONE:+--done "$MUTATION_DONE"}
-    { echo "## Mutation run of the device half (tools/gpu_mutation.py)"; echo; echo '```'; grep -E "^(revision|controls|ran) " "$LOG"; echo '```'; echo; } > /tmp/mut-summary.md
+    { echo "## Mutation run of the device half (tools/gpu_mutation.py)"; echo; echo '```'; grep -E "^(revision|controls:|ran) " "$LOG"; echo '```'; echo; } > /tmp/mut-summary.md
     ;;
 esac
 done
@@ -137,6 +144,7 @@ done
   echo "## Stages"; echo; echo "| stage | exit | wall | command |"; echo "|---|---|---|---|"; cat /tmp/h2d_stages.md; echo
   [ -f /tmp/ref-summary.md ] && sed 's/^# /## /' /tmp/ref-summary.md && echo
   [ -f /tmp/mut-summary.md ] && cat /tmp/mut-summary.md
+  [ -f /tmp/hunt-summary.md ] && sed 's/^# /## /' /tmp/hunt-summary.md && echo
   [ -f /tmp/flake-summary.md ] && sed 's/^# /## /' /tmp/flake-summary.md && echo
   [ -f "$OUT/junit-internals.xml" ] && py tools/junit_summary.py /tmp/int-summary.md "$OUT/junit-internals.xml" --title "reference internals (chunked path)" > /dev/null 2>&1 && sed 's/^# /## /' /tmp/int-summary.md && echo
   [ -s /tmp/vllm_findings.md ] && { echo "## vLLM GPU findings, reproduced without the kit (tools/vllm_gpu_findings.py)"; echo; cat /tmp/vllm_findings.md; echo; }
