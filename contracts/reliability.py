@@ -61,20 +61,23 @@ def quiescent_bytes(device: torch.device) -> tuple[int, int]:
     completion event, and it does that only when an allocation finds no free block of
     its size, or in ``empty_cache``. So the host allocator's cache is emptied first
     (``torch._C._host_emptyCache()``: every completed event processed, cached blocks
-    released), then ``active_bytes.current`` counts only pinned blocks that something
-    still references. The previous reading (a one-byte probe allocation, then
-    ``allocated_bytes.current``) processed no events when a small free block existed and
-    counted the cache too: on the H200 it grew by 16-48 KiB on a passing reference in
-    every run with a second worker on the GPU (reports/gpu/2026-12-01_h200_a67561c_flake).
-    ``torch.cuda.memory_allocated`` counts only live device tensors. Without
-    ``_host_emptyCache`` (older torch) the probe reading is kept.
+    released), then ``allocated_bytes.current`` counts only the pinned blocks still held:
+    those something references. Not ``active_bytes.current``: on torch 2.11 (H200,
+    reports/gpu/2026-12-01_h200_d250724_mutation_flake12) it grew with every call, by the
+    bytes the calls requested (122.9 MB after 10,000 calls of at most 16 KiB, +12.3 MB
+    per 1,000 more), blocks long released included. The earlier reading (a one-byte
+    probe allocation, then ``allocated_bytes.current``, no ``empty_cache``) processed no
+    events when a small free block existed and counted the cache too: on the H200 it
+    grew by 16-48 KiB on a passing reference in every run with a second worker on the
+    GPU (reports/gpu/2026-12-01_h200_a67561c_flake123). ``torch.cuda.memory_allocated``
+    counts only live device tensors. Without ``_host_emptyCache`` (older torch) the
+    probe reading is kept.
     """
     synchronize(device)
     empty_host_cache = getattr(torch._C, "_host_emptyCache", None)
     if empty_host_cache is not None:
         empty_host_cache()
-        stats = torch.cuda.host_memory_stats()
-        host = int(stats.get("active_bytes.current", stats.get("allocated_bytes.current", 0)))
+        host = int(torch.cuda.host_memory_stats().get("allocated_bytes.current", 0))
     else:
         probe = torch.empty(1, dtype=torch.uint8, pin_memory=True)
         host = int(torch.cuda.host_memory_stats().get("allocated_bytes.current", 0))

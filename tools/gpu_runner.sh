@@ -127,7 +127,7 @@ case "$MODE" in
   hunt)
     # the mutant catalogue's hunt alone (tests/test_mutants.py: GPU mutants included), with its kill table
     H2D_KILL_TABLE=$OUT/kill_table_gpu.md stage hunt "${HUNT_S:-200}" python3 -m pytest -n "${WORKERS:-auto}" -p no:cacheprovider \
-      --timeout "$TT" --hypothesis-seed="$SEED" --junitxml="$OUT/junit-hunt.xml" -rs tests/test_mutants.py
+      --timeout "$TT" --hypothesis-seed="$SEED" --junitxml="$OUT/junit-hunt.xml" -rs tests/test_mutants.py ${HUNT_K:+-k "$HUNT_K"}
     py tools/junit_summary.py /tmp/hunt-summary.md "$OUT/junit-hunt.xml" --title "mutant hunt" > /dev/null 2>&1
     ;;
   mutation)
@@ -135,7 +135,7 @@ case "$MODE" in
     # names made on the CPU machine: GPU_PACK=.gpu_carry/mutants.tgz bash tools/mutation.sh)
     stage mutation "${MUTATION_S:-540}" python3 tools/gpu_mutation.py --pack "${MUTANT_PACK:-.gpu_carry/mutants.tgz}" \
       --names "${MUTANT_NAMES:-reports/mutation/gpu-set-0264e68.txt}" --out "$OUT" --workers "${MUTATION_WORKERS:-12}" \
-      --budget-s "${MUTATION_BUDGET_S:-420}" ${MUTATION_DONE:+--done "$MUTATION_DONE"}
+      --budget-s "${MUTATION_BUDGET_S:-420}" ${MUTATION_DONE:+--done "$MUTATION_DONE"} ${MUTATION_TESTS:+--tests $MUTATION_TESTS}
     { echo "## Mutation run of the device half (tools/gpu_mutation.py)"; echo; echo '```'; grep -E "^(revision|controls:|ran) " "$LOG"; echo '```'; echo; } > /tmp/mut-summary.md
     ;;
 esac
