@@ -80,6 +80,9 @@ def run_one(name: str, mutants_dir: Path, env: dict[str, str], args: argparse.Na
             rc, output = -9, (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
         secs = time.monotonic() - t0
     status = {0: "survived", 1: "killed", -9: "timeout"}.get(rc, "error")
+    if name == "" and rc != 0:  # an unmutated control that failed: keep its output, it says why
+        with open(Path(args.out) / "control_failure.txt", "a") as f:
+            f.write(f"=== unmutated control, exit {rc}\n{output[-6000:]}\n")
     if status == "error":
         tail = " | ".join(output.strip().splitlines()[-3:])[:300]
         return name, status, rc, secs, tail

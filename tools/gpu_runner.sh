@@ -135,7 +135,7 @@ case "$MODE" in
     # names made on the CPU machine: GPU_PACK=.gpu_carry/mutants.tgz bash tools/mutation.sh)
     stage mutation "${MUTATION_S:-540}" python3 tools/gpu_mutation.py --pack "${MUTANT_PACK:-.gpu_carry/mutants.tgz}" \
       --names "${MUTANT_NAMES:-reports/mutation/gpu-set-0264e68.txt}" --out "$OUT" --workers "${MUTATION_WORKERS:-12}" \
-      --budget-s "${MUTATION_BUDGET_S:-420}" ${MUTATION_DONE:+--done "$MUTATION_DONE"} ${MUTATION_TESTS:+--tests $MUTATION_TESTS}
+      --budget-s "${MUTATION_BUDGET_S:-420}" ${MUTATION_DONE:+--done "$MUTATION_DONE"} ${MUTATION_TESTS:+--tests $MUTATION_TESTS} ${MUTATION_K:+-k "$MUTATION_K"}
     { echo "## Mutation run of the device half (tools/gpu_mutation.py)"; echo; echo '```'; grep -E "^(revision|controls:|ran) " "$LOG"; echo '```'; echo; } > /tmp/mut-summary.md
     ;;
 esac
