@@ -814,6 +814,14 @@ MUTANTS["uint64_checked_through_int64"] = Mutant("uint64_checked_through_int64",
 # contracts on the H200 (reports/mutation/README.md), rewritten as wrappers of the reference.
 
 
+def _parsed(device: Any) -> Any:
+    """``device`` as a torch.device where torch can parse it, else as given (the reference then refuses it itself)."""
+    try:
+        return torch.device(device) if isinstance(device, str) else device
+    except RuntimeError:
+        return device
+
+
 def zero_copy_ignores_out() -> Target:
     """a pinned dense tensor of out's dtype (the zero-copy path) is DMA'd into a new tensor; out is neither written
     nor returned (mutmut ``_to_device`` 11: ``if out is not None`` became ``... and False``)."""
@@ -877,7 +885,7 @@ def device_index_bound_off_by_one() -> Target:
     RuntimeError, which names no argument (mutmut ``_resolve_device`` 35)."""
 
     def fn(data, device=None, dtype=None, out=None):
-        dev = torch.device(device) if isinstance(device, str) else device
+        dev = _parsed(device)
         count = torch.cuda.device_count()
         if count and isinstance(dev, torch.device) and dev.type == "cuda" and dev.index == count:
             raise RuntimeError("CUDA error: invalid device ordinal")
@@ -903,7 +911,7 @@ def device_index_refusals_unnamed() -> Target:
     def fn(data, device=None, dtype=None, out=None):
         if isinstance(device, (int, np.integer)) and not isinstance(device, bool) and device < 0:
             raise ValueError()
-        dev = torch.device(device) if isinstance(device, str) else device
+        dev = _parsed(device)
         if isinstance(dev, torch.device) and dev.type == "cpu" and dev.index not in (None, 0):
             raise ValueError()
         return R.async_tensor_h2d(data, device, dtype, out)
