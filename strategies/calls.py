@@ -451,7 +451,12 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         # the first index past the visible devices (an off-by-one bound: the GPU mutation run of
         # 79c9cc9 left `index <= count` alive) or one far past them
         index = torch.cuda.device_count() + draw(st.sampled_from([0, 7]), label="past the last index by")
-        return BadInput(kind, good, {"device": f"cuda:{index}", "out": out_for((n,))}, raises)
+        # with and without out: with an out on another device the disagreement is refused first,
+        # so the index bound itself is reached only without one (the GPU mutation run of da08b41)
+        kwargs = {"device": f"cuda:{index}"}
+        if draw(st.booleans(), label="with out"):
+            kwargs["out"] = out_for((n,))
+        return BadInput(kind, good, kwargs, raises)
     if kind == "negative-device-index":
         return BadInput(kind, good, {"device": draw(st.sampled_from([-1, np.int64(-1)]), label="index"), "out": out_for((n,))}, raises)
     if kind == "cpu-device-index":
