@@ -63,7 +63,7 @@ def quiescent_bytes(device: torch.device) -> tuple[int, int]:
     (``torch._C._host_emptyCache()``: every completed event processed, cached blocks
     released), then ``allocated_bytes.current`` counts only the pinned blocks still held:
     those something references. Not ``active_bytes.current``: on torch 2.11 (H200,
-    reports/gpu/2026-12-01_h200_d250724_mutation_flake12) it grew with every call, by the
+    reports/gpu/2026-12-01_h200_d250724_flake12) it grew with every call, by the
     bytes the calls requested (122.9 MB after 10,000 calls of at most 16 KiB, +12.3 MB
     per 1,000 more), blocks long released included. The earlier reading (a one-byte
     probe allocation, then ``allocated_bytes.current``, no ``empty_cache``) processed no
