@@ -17,9 +17,9 @@ import numpy as np
 import torch
 
 from . import errors
-from ._report import fail, repro_call
+from ._report import NotApplicable, fail, repro_call
 from .oracle import assert_same_values, expected_tensor, own_dtype, resolve_device, resolve_dtype, storage_span
-from .target import Target
+from .target import Target, run_fresh
 from .untouched import InputGuard, out_bytes_outside
 
 __all__ = [
@@ -269,3 +269,57 @@ def check_input_untouched(
         failed = False
     synchronize()
     guard.verify("input-untouched", valid=not failed, call=call)
+
+
+#: Inputs whose first conversion in a process makes torch warn once (TORCH_WARN_ONCE): a
+#: read-only ndarray (``torch.from_numpy``: "The given NumPy array is not writable") and a
+#: list of ndarrays (``torch.tensor``: "Creating a tensor from a list of numpy.ndarrays is
+#: extremely slow"). A warning filter set wrongly around those conversions
+#: (``simplefilter("ignore", None)``: the filter machinery then raises TypeError) changes
+#: only the first such call of a process: the contract suite's mutation runs killed one
+#: such mutant at 0264e68 and not at 2bda062, as the order of earlier tests decided.
+FIRST_CALL_CASES = ("read-only int32 ndarray", "list of an int32 and a float32 ndarray")
+
+
+def _first_call_inputs() -> list[Any]:
+    ro = np.arange(5, dtype=np.int32)
+    ro.flags.writeable = False
+    return [ro, [np.arange(3, dtype=np.int32), np.arange(3, dtype=np.float32) + 0.5]]
+
+
+_FIRST_CALL_SCRIPT = """
+import json, sys
+from h2d_contracts.contracts import load_target
+from h2d_contracts.contracts.h2d import FIRST_CALL_CASES, _first_call_inputs
+spec, device = sys.argv[1], sys.argv[2]
+target = load_target(spec)
+found = []
+for what, data in zip(FIRST_CALL_CASES, _first_call_inputs()):  # the target first: nothing else has warned yet
+    try:
+        got = target.call(data, {"device": device})
+        found.append([what, str(got.dtype), got.cpu().tolist(), None])
+    except Exception as exc:  # noqa: BLE001 - reported by the parent
+        found.append([what, None, None, f"{type(exc).__name__}: {exc}"])
+print("H2D-FIRST " + json.dumps(found))
+"""
+
+
+def check_values_first_call(target: Target, device: torch.device, *, timeout_s: float = 120.0) -> None:
+    """values: the first call of its kind in a fresh process (torch's once-per-process warnings) gives the right result.
+
+    Loads the target by its ``--h2d-impl`` spec in a fresh interpreter (``run_fresh``) and
+    calls it first with each of :data:`FIRST_CALL_CASES`; the results (dtype, values) must
+    equal the oracle's, computed here. Raises NotApplicable for a target without a spec
+    (built in-process, or the CPU-platform variant of one: no spec loads it alone).
+    """
+    if not target.spec:
+        raise NotApplicable(f"values (first call): needs a fresh process that loads the target by its --h2d-impl spec; target {target.name!r} has none")
+    found = run_fresh("values (first call)", _FIRST_CALL_SCRIPT, [target.spec, str(device)], "H2D-FIRST ", timeout_s=timeout_s)
+    for (what, dtype, values, error), data in zip(found, _first_call_inputs()):
+        kwargs = {"device": device}
+        call = repro_call(data, kwargs, fn=target.fn_name) + "  # the first such call in a fresh process"
+        expected = expected_tensor(data, resolve_dtype(data, kwargs))
+        if error is not None:
+            fail("values", f"a valid call raised when it was the first {what} of the process", got=error, expected="a tensor", call=call)
+        if dtype != str(expected.dtype) or values != expected.tolist():
+            fail("values", f"the first {what} of a process converts differently", got=f"{dtype} {values}", expected=f"{expected.dtype} {expected.tolist()}", call=call)

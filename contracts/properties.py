@@ -347,6 +347,13 @@ def prop_values_typed_leaves(target: Target, device: torch.device, **overrides: 
     rows.finish()
 
 
+def prop_values_first_call(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: a read-only ndarray and a list of ndarrays, each the first of its kind in a fresh process (torch warns once per process)."""
+    _device_ok(target, device, "values")
+    del overrides  # deterministic: two fixed calls in one fresh process
+    ch.check_values_first_call(target, device)
+
+
 def prop_values_autograd_and_default_dtype(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: tensors that require grad come back detached; Python floats follow torch's default dtype (a table).
 
@@ -1212,7 +1219,7 @@ def prop_device_hygiene(target: Target, device: torch.device, **overrides: Any) 
 
 #: catalogue id -> properties that check it.
 PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {
-    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_multi_mb, prop_values_dtype_matrix, prop_values_layouts, prop_values_typed_leaves, prop_values_autograd_and_default_dtype),
+    "values": (prop_values, prop_values_zero_length, prop_values_pure_copy_bits, prop_values_wide_numpy, prop_values_large, prop_values_multi_mb, prop_values_dtype_matrix, prop_values_layouts, prop_values_typed_leaves, prop_values_autograd_and_default_dtype, prop_values_first_call),
     "dtype": (prop_dtype_resolution, prop_dtype_mismatch),
     "out": (prop_out_written, prop_out_dense_table, prop_out_shape_table, prop_out_shape_rejected),
     "target": (prop_no_target,),

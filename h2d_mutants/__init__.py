@@ -931,3 +931,24 @@ MUTANTS.update(
         Mutant("device_index_refusals_unnamed", device_index_refusals_unnamed, ("bad-input",)),
     ]
 )
+
+
+_FIRST_READ_ONLY = [True]
+
+
+def warning_filter_without_category() -> Target:
+    """a warning filter written ``simplefilter("ignore", None)`` around ``torch.from_numpy``: the first read-only
+    ndarray of a process (torch warns once per process) makes the filter machinery raise TypeError, taken for an
+    unsupported dtype; every later call is right (mutmut ``_numpy_to_tensor`` 38: killed at 0264e68, survived at
+    2bda062, as the order of earlier tests decided)."""
+
+    def fn(data, device=None, dtype=None, out=None):
+        if isinstance(data, np.ndarray) and not data.flags.writeable and _FIRST_READ_ONLY[0]:
+            _FIRST_READ_ONLY[0] = False
+            raise TypeError(f"data has numpy dtype {data.dtype}, which torch cannot represent")
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return _target("warning_filter_without_category", fn)
+
+
+MUTANTS["warning_filter_without_category"] = Mutant("warning_filter_without_category", warning_filter_without_category, ("values",))

@@ -62,6 +62,10 @@ def test_out_written_exactly(target, device):
     P.prop_out_written(target, device)
 
 
+def test_values_first_call(target, device):
+    P.prop_values_first_call(target, device)
+
+
 def test_out_dense_table(target, device):
     P.prop_out_dense_table(target, device)
 
