@@ -17,6 +17,7 @@ from ._report import fail, repro_call
 from .h2d import raw_storage
 from .oracle import assert_same_values
 from .target import Target
+from .untouched import has_bytes
 
 __all__ = ["check_cpu_path_agrees"]
 
@@ -37,7 +38,7 @@ def check_cpu_path_agrees(target: Target, data: Any, kwargs: dict[str, Any]) -> 
         kw_main["out"] = kwargs["out"].clone()
         kw_cpu["out"] = kwargs["out"].clone()
     data_cpu = copy.deepcopy(data) if isinstance(data, (list, tuple)) else data
-    before = raw_storage(kw_main["out"]) if isinstance(kwargs.get("out"), torch.Tensor) else None
+    before = raw_storage(kw_main["out"]) if has_bytes(kwargs.get("out")) else None  # a sparse, nested or meta out has none
     main = _outcome(target.async_tensor_h2d, data, kw_main)
     cpu = _outcome(target.cpu_variant, data_cpu, kw_cpu)
     if main[0] == "raised" or cpu[0] == "raised":

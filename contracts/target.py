@@ -251,8 +251,10 @@ def _load(spec: str) -> Target:
     if isinstance(factory, Target):
         return factory
     if not callable(factory):
-        raise ValueError(f"{module_name}.{attr} is a {type(factory).__name__}, not a factory returning contracts.Target")
+        raise ValueError(f"{module_name}.{attr} is a {type(factory).__name__}, not a factory returning h2d_contracts.contracts.Target")
     target = factory()
     if not isinstance(target, Target):
-        raise ValueError(f"{module_name}.{attr}() returned {type(target).__name__}, not contracts.Target")
+        kind = f"{type(target).__module__}.{type(target).__qualname__}"
+        hint = " (a Target class of another import path: import it as `from h2d_contracts.contracts import Target`)" if type(target).__name__ == "Target" else ""
+        raise ValueError(f"{module_name}.{attr}() returned {kind}, not h2d_contracts.contracts.Target{hint}")
     return target

@@ -144,6 +144,11 @@ def out_bytes_outside(out: torch.Tensor, before: torch.Tensor, after: torch.Tens
     return int(((before != after) & ~mask).sum())
 
 
+def has_bytes(t: Any) -> bool:
+    """Whether ``t`` is a tensor whose bytes can be read and compared: strided, not nested, not on ``meta`` (bad ``out`` kinds are all three)."""
+    return isinstance(t, torch.Tensor) and t.layout == torch.strided and not t.is_nested and t.device.type != "meta"
+
+
 class InputGuard:
     """Snapshot the caller's ``data`` and ``out``'s storage before a call; :meth:`verify` after it.
 
@@ -161,7 +166,7 @@ class InputGuard:
         except Exception:  # noqa: BLE001 - generators and the like: shown by their repr only
             self.copy = None
         out = kwargs.get("out")
-        self.out = out if isinstance(out, torch.Tensor) and out.layout == torch.strided and not out.is_nested and out.device.type != "meta" else None
+        self.out = out if has_bytes(out) else None
         self.out_before = _storage_bytes(self.out) if self.out is not None else None
 
     def _shown(self, obj: Any) -> str:
