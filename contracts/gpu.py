@@ -210,7 +210,8 @@ def check_buffer_non_blocking(target: Target, buffer: Any, n: int | None, direct
     requires_cuda(target, "non-blocking", device)
     target.require("buffer", "non-blocking")
     args = () if n is None else (n,)
-    call = f"{buffer!r}.{direction}({'' if n is None else n})"
+    what = f"{direction}({'' if n is None else n})"
+    call = f"{buffer!r}.{what}"
     copy = getattr(buffer, direction)
     src, dst = (buffer.cpu, buffer.gpu) if direction == "copy_to_gpu" else (buffer.gpu, buffer.cpu)
     copy(*args)
@@ -221,7 +222,7 @@ def check_buffer_non_blocking(target: Target, buffer: Any, n: int | None, direct
     _, host_ms, still_busy = _timed_behind_busy(lambda: copy(*args), device, busy_ms)
     got, want = _bits(dst[:n].cpu()), _bits(src[:n].cpu())
     if not torch.equal(got, want):
-        fail("non-blocking", f"after {call.split('.')[-1]} and the documented wait, the rows differ", got=got.flatten()[:16].tolist(), expected=want.flatten()[:16].tolist(), call=call)
+        fail("non-blocking", f"after {what} and the documented wait, the rows differ", got=got.flatten()[:16].tolist(), expected=want.flatten()[:16].tolist(), call=call)
     _fail_if_blocked(direction, host_ms, still_busy, busy_ms, call)
     return host_ms
 

@@ -60,9 +60,10 @@ def _failed_test(output: str) -> str:
     return m.group(1) if m else "-"
 
 
-#: A third column ``host`` in the names file runs that mutant's tests with the host target
-#: (``-k "not cuda"``) on the GPU machine: code that runs for a CPU target only where pinned
-#: memory and CUDA exist (``_async_h2d``'s device-count branch, a pinned zero-copy to "cpu").
+#: A third column ``host`` in the names file runs that mutant's tests with ``-k "not cuda"`` on
+#: the GPU machine: the host-target cases (plus test_gpu.py's tests, whose ids name no device),
+#: for code that runs for a CPU target only where pinned memory and CUDA exist
+#: (``_async_h2d``'s device-count branch, a pinned zero-copy to "cpu").
 HOST_K = "not cuda"
 
 
