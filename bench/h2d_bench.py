@@ -2,8 +2,9 @@
 
 Patterns (each a function ``(payload, device) -> device tensor``):
 
-- ``reference``: ``h2d_impl.async_tensor_h2d`` (one staging buffer per call)
-- ``reference_pipelined``: ``h2d_impl.async_tensor_h2d_pipelined`` (chunked staging >= 16 MiB)
+- ``reference``: ``h2d_impl.async_tensor_h2d`` (the event-tracked staging pool: slices of a
+  shared chunk up to 32 KiB, 4 MiB pieces above; ``async_tensor_h2d_pipelined`` is now an
+  alias of it)
 - ``naive``: ``tensor.to(device, non_blocking=True)`` from pageable memory
 - ``pin_memory``: ``tensor.pin_memory().to(device, non_blocking=True)``
 - ``alloc_pinned``: ``torch.empty(..., pin_memory=True).copy_(t).to(device, non_blocking=True)``
@@ -20,7 +21,8 @@ warm-up first, medians over many runs):
 - (d) layouts that need no host work: pinned transposed / channels-last / column-slice
   tensors, host time idle and behind the busy stream;
 - (e) the first call of each size behind the busy stream with a cold caching host
-  allocator (``torch._C._host_emptyCache()`` before it), against a plain host-to-pinned
+  allocator and staging pool (``empty_staging_cache()`` and ``torch._C._host_emptyCache()``
+  before it), against a plain host-to-pinned
   copy of the same bytes into a preallocated pinned buffer (issue 12's bound: 1 ms + 1.2x
   that copy);
 - a check of issue 12's item 1 row by row (``criteria`` in results.json and .md).
@@ -46,6 +48,16 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from h2d_contracts import h2d_impl  # noqa: E402
+from h2d_contracts.h2d_impl import _staging  # noqa: E402
+
+
+def empty_host_caches() -> None:
+    """Cold start for every pattern: the reference's staging pool emptied, then torch's caching host allocator."""
+    torch.cuda.synchronize()
+    _staging.empty_staging_cache()
+    empty = getattr(torch._C, "_host_emptyCache", None)
+    if empty is not None:
+        empty()
 
 Pattern = Callable[[Any, torch.device], torch.Tensor]
 
@@ -61,7 +73,6 @@ def _as_tensor(payload: Any) -> torch.Tensor:
 def patterns() -> dict[str, Pattern]:
     pats: dict[str, Pattern] = {
         "reference": lambda p, d: h2d_impl.async_tensor_h2d(p, d),
-        "reference_pipelined": lambda p, d: h2d_impl.async_tensor_h2d_pipelined(p, d),
         "naive": lambda p, d: _as_tensor(p).to(d, non_blocking=True),
         "pin_memory": lambda p, d: _as_tensor(p).pin_memory().to(d, non_blocking=True),
         "alloc_pinned": lambda p, d: (lambda t: torch.empty(t.shape, dtype=t.dtype, pin_memory=True).copy_(t).to(d, non_blocking=True))(_as_tensor(p)),
@@ -139,8 +150,6 @@ def bench_small(device: torch.device, pats: dict[str, Pattern], sizes: list[int]
             data = payload(kind, n)
             row = {"n": n, "kind": kind, "buffer_floor": floor, "raw_slice_copy": raw_floor}
             for name, fn in pats.items():
-                if name == "reference_pipelined":
-                    continue  # identical to reference below the chunking threshold
                 row[name] = host_us(lambda: fn(data, device), iters, device)
             rows.append(row)
             print(f"(a) n={n:5d} {kind:8s} " + " ".join(f"{k}={v:.1f}" for k, v in row.items() if isinstance(v, float)), flush=True)
@@ -182,7 +191,6 @@ def pinned_dma_gbps(device: torch.device, nbytes: int, reps: int = 10) -> float:
 
 
 def bench_throughput(device: torch.device, pats: dict[str, Pattern], sizes: list[int], total_bytes: int) -> tuple[list[dict], dict[int, float]]:
-    empty_host_cache = getattr(torch._C, "_host_emptyCache", None)
     rows = []
     limits = {}
     for nbytes in sizes:
@@ -195,9 +203,7 @@ def bench_throughput(device: torch.device, pats: dict[str, Pattern], sizes: list
             # inherits pinned blocks an earlier one allocated: at 18ceb4a the first pattern
             # measured, the reference, paid the cudaHostAlloc calls the later ones reused), then
             # warmed by back-to-back calls, as many as the measurement keeps in flight.
-            torch.cuda.synchronize(device)
-            if empty_host_cache is not None:
-                empty_host_cache()
+            empty_host_caches()
             for _ in range(min(calls, 8)):
                 fn(data, device)
             torch.cuda.synchronize(device)
@@ -233,8 +239,6 @@ def bench_layouts(device: torch.device, pats: dict[str, Pattern], busy_ms: float
     for label, data in _layout_inputs().items():
         row: dict[str, Any] = {"layout": label, "bytes": data.numel() * data.element_size()}
         for name, fn in pats.items():
-            if name == "reference_pipelined":
-                continue
             row[f"{name}_idle_us"] = host_us(lambda: fn(data, device), 50, device)
             row[f"{name}_busy_ms"] = busy_host_ms(lambda: fn(data, device), device, busy_ms, cpm, reps)
         rows.append(row)
@@ -265,9 +269,7 @@ def bench_cold(device: torch.device, pats: dict[str, Pattern], sizes: list[int],
         for name, fn in pats.items():
             if name in ("naive",):
                 continue  # blocks by design from 4 MiB up: table (b)
-            torch.cuda.synchronize(device)
-            if empty_host_cache is not None:
-                empty_host_cache()
+            empty_host_caches()
             with torch.cuda.device(device):
                 torch.cuda._sleep(int(busy_ms * cpm))
             t0 = time.perf_counter_ns()
@@ -289,8 +291,9 @@ def criteria(res: dict) -> list[dict]:
       throughput: higher is better), when vLLM was measured;
     - (a) tensor and ndarray inputs within 1.5x the ``copy_to_gpu`` floor;
     - (c) from 4 MiB up, at least 85% of the pinned DMA limit of the same run;
-    - (b) and (e) host time within 1 ms + 1.2x a host-to-pinned copy of the same bytes
-      ((e) measures that copy; (b) uses (e)'s copy of the same size when there is one).
+    - (b), (d) and (e) host time within 1 ms + 1.2x a host-to-pinned copy of the same bytes
+      ((e) measures that copy; (b) and (d) use (e)'s copy of the same size when there is one);
+    - (d) reference <= vLLM behind the busy stream for every pinned layout.
     """
     out = []
     has_vllm = "vllm" in res["patterns"]
@@ -313,6 +316,12 @@ def criteria(res: dict) -> list[dict]:
         if r["bytes"] >= 4 << 20:
             lim = 0.85 * r["pinned_dma_limit"]
             out.append({"check": f"(c) {r['bytes']:,} B: reference >= 85% of pinned DMA (GB/s)", "value": r["reference"], "limit": lim, "ok": r["reference"] >= lim})
+    for r in res.get("layouts", []):
+        if has_vllm:
+            out.append({"check": f"(d) {r['layout']}, busy: reference <= vllm (ms)", "value": r["reference_busy_ms"], "limit": r["vllm_busy_ms"], "ok": r["reference_busy_ms"] <= r["vllm_busy_ms"]})
+        if r["bytes"] in copy_ms:
+            bound = 1.0 + 1.2 * copy_ms[r["bytes"]]
+            out.append({"check": f"(d) {r['layout']}, busy: reference <= 1 ms + 1.2x host-to-pinned (ms)", "value": r["reference_busy_ms"], "limit": bound, "ok": r["reference_busy_ms"] <= bound})
     for r in res.get("cold", []):
         out.append({"check": f"(e) {r['bytes']:,} B cold, busy: reference <= 1 ms + 1.2x host-to-pinned (ms)", "value": r["reference"], "limit": r["bound_ms"], "ok": r["reference"] <= r["bound_ms"]})
     return out
@@ -365,7 +374,7 @@ def profile_small(device: torch.device, path: str) -> None:
 
 def write_markdown(res: dict, path: str) -> None:
     L = [f"# H2D benchmark, {res['gpu']}", "", f"- date (UTC): {res['date']}", f"- torch {res['torch']} (CUDA {res['cuda']}), python {res['python']}", f"- command: `{res['command']}`", ""]
-    names = [n for n in res["patterns"] if n != "reference_pipelined"]
+    names = list(res["patterns"])
     L += ["## (a) host time per call, idle stream (us, median; ratio to the CpuGpuBuffer.copy_to_gpu floor)", ""]
     L += ["| n | kind | floor | " + " | ".join(names) + " |", "|---|---|---|" + "---|" * len(names)]
     for r in res["small"]:
@@ -382,7 +391,7 @@ def write_markdown(res: dict, path: str) -> None:
         lim = r["pinned_dma_limit"]
         L.append(f"| {r['bytes']:,} | {lim:.1f} | " + " | ".join(f"{r[n]:.1f} ({r[n] / lim:.0%})" for n in res["patterns"]) + " |")
     if res.get("layouts"):
-        lnames = [n for n in res["patterns"] if n != "reference_pipelined"]
+        lnames = list(res["patterns"])
         L += ["", f"## (d) pinned layouts, 16 MiB: host us idle / host ms behind {res['busy_ms']:.0f} ms queued", ""]
         L += ["| layout | " + " | ".join(lnames) + " |", "|---|" + "---|" * len(lnames)]
         for r in res["layouts"]:
@@ -403,6 +412,10 @@ def write_markdown(res: dict, path: str) -> None:
             L.append(f"| (b) {r['bytes']:,} B busy (ms) | {r['reference']:.2f} | {r['vllm']:.2f} | {r['reference'] / r['vllm']:.2f} |")
         for r in res["throughput"]:
             L.append(f"| (c) {r['bytes']:,} B (GB/s) | {r['reference']:.1f} | {r['vllm']:.1f} | {r['reference'] / r['vllm']:.2f} |")
+        for r in res.get("layouts", []):
+            L.append(f"| (d) {r['layout']}, busy (ms) | {r['reference_busy_ms']:.2f} | {r['vllm_busy_ms']:.2f} | {r['reference_busy_ms'] / r['vllm_busy_ms']:.2f} |")
+        for r in res.get("cold", []):
+            L.append(f"| (e) {r['bytes']:,} B cold, busy (ms) | {r['reference']:.2f} | {r['vllm']:.2f} | {r['reference'] / r['vllm']:.2f} |")
     if res.get("criteria"):
         c = res["criteria"]
         L += ["", f"## Issue 12, item 1: {sum(x['ok'] for x in c)} of {len(c)} checks met", ""]
@@ -420,7 +433,7 @@ def plot(res: dict, path: str) -> None:
 
     fig, axes = plt.subplots(1, 3, figsize=(18, 5))
     ax = axes[0]
-    for name in [n for n in res["patterns"] if n != "reference_pipelined"] + ["buffer_floor"]:
+    for name in list(res["patterns"]) + ["buffer_floor"]:
         pts = [(r["n"], r[name]) for r in res["small"] if r["kind"] == "tensor"]
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
     ax.set(xscale="log", yscale="log", xlabel="int32 elements (tensor input)", ylabel="host us / call (median)", title="(a) idle stream")
@@ -483,6 +496,7 @@ def main() -> int:
     save()
     res["cold"] = bench_cold(device, pats, cold_sizes, res["busy_ms"])
     res["criteria"] = criteria(res)
+    res["staging_stats"] = _staging.staging_stats()
     save()
     profile_reference(device, 256 << 20, os.path.join(args.out, "profile.txt"))
     profile_small(device, os.path.join(args.out, "profile.txt"))

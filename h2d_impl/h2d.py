@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from . import _staging
 from ._host import (
     as_source_tensor,
     check_dtype_arg,
@@ -43,8 +44,28 @@ def _parse_device(device: torch.device | str | int) -> torch.device:
     return torch.device(device) if not isinstance(device, int) else torch.device("cuda", device)
 
 
+#: Spellings with an explicit index (or "cpu") -> their resolved, validated device. The
+#: visible devices cannot change within a process, so such a spelling always resolves the
+#: same way; a bare "cuda" depends on the current device and is never cached. Keyed by
+#: (type, value): True == 1 as dict keys, and a bool is refused, never resolved.
+_RESOLVED: dict[tuple[type, Any], torch.device] = {}
+_CACHEABLE = frozenset({str, int, torch.device})
+
+
 def _resolve_device(device: Any, name: str = "device") -> torch.device:
     """Parse ``device`` and give CUDA devices an explicit index (the current device)."""
+    kind = type(device)
+    if kind in _CACHEABLE:
+        hit = _RESOLVED.get((kind, device))
+        if hit is not None:
+            return hit
+    resolved = _resolve_uncached(device, name)
+    if kind in _CACHEABLE and len(_RESOLVED) < 256 and (resolved.type == "cpu" or kind is int or _parse_device(device).index is not None):
+        _RESOLVED[(kind, device)] = resolved
+    return resolved
+
+
+def _resolve_uncached(device: Any, name: str) -> torch.device:
     if isinstance(device, (bool, np.bool_)) or not isinstance(device, (torch.device, str, int, np.integer)):
         raise TypeError(f"{name} must be a torch.device, str or int, got {device!r}")
     if isinstance(device, np.integer):
@@ -164,10 +185,10 @@ def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
 def _stage(source: torch.Tensor, dtype: torch.dtype, pin: bool) -> torch.Tensor:
     """A fresh contiguous host copy of ``source`` converted to ``dtype`` (pinned if ``pin``).
 
-    The pinned block comes from torch's caching host allocator, which records the
-    stream of every non_blocking copy that reads it and does not hand the block out
-    again before that copy has run, so dropping the staging tensor after the call is
-    safe and the next call cannot overwrite a queued copy's source.
+    Used for host targets and for the rare payload whose single row exceeds a staging
+    chunk. The pinned block comes from torch's caching host allocator, which records the
+    stream of every non_blocking copy that reads it and does not hand the block out again
+    before that copy has run, so dropping it after the call is safe.
     """
     staging = torch.empty(source.shape, dtype=dtype, device="cpu", pin_memory=pin)
     staging.copy_(source)
@@ -192,53 +213,121 @@ def _dense(t: torch.Tensor) -> bool:
 
 
 def _zero_copy_ok(data: Any, source: torch.Tensor, dtype: torch.dtype) -> bool:
-    """A CPU tensor that is already pinned, dense (contiguous or a permutation of it) and of the target dtype is DMA'd as is.
+    """A CPU tensor that is already pinned, of the target dtype and without conj/neg bits is DMA'd from its own memory.
 
-    DESIGN.md: "an already pinned input is not copied again". A pinned view with gaps (a
-    column slice) is staged: torch would copy it into a *pageable* contiguous tensor first
-    and the "non_blocking" copy would block.
+    DESIGN.md: "an already pinned input is not copied again". Dense ones (contiguous or a
+    permutation) are copied as they lie; views with gaps are gathered on the device
+    (:func:`_gather_span`) when their byte span is small enough, else staged.
     """
     return (
         isinstance(data, torch.Tensor)
         and source.dtype == dtype
         and not source.is_conj()
         and not source.is_neg()
-        and _dense(source)
         and source.is_pinned()
     )
 
 
-#: Payloads of at least this many bytes take the chunked path of
-#: :func:`async_tensor_h2d_pipelined` (smaller ones gain nothing from chunking).
-PIPELINE_MIN_BYTES = 16 << 20
-#: Chunk size of :func:`async_tensor_h2d_pipelined`, in bytes.
-CHUNK_BYTES = 4 << 20
+#: A pinned view with gaps is DMA'd whole (its byte span) and gathered on the device when
+#: the span is at most this many times its payload; sparser views are staged (one host pass).
+GATHER_MAX_SPAN = 4
 
 
-def _copy_chunked(source: torch.Tensor, dtype: torch.dtype, dst: torch.Tensor, chunk_bytes: int, *, pin: bool) -> torch.Tensor:
-    """Stage ``source`` into ``dst`` (a contiguous tensor of ``source``'s shape) chunk by chunk along dim 0.
+def _span(t: torch.Tensor) -> tuple[int, int]:
+    """``(first element offset, elements spanned)`` of non-empty ``t`` in its storage (strides are >= 0 in torch)."""
+    return t.storage_offset(), 1 + sum(st * (sz - 1) for st, sz in zip(t.stride(), t.shape))
 
-    Each chunk of at most ``max(chunk_bytes, one row)`` bytes is converted into its own
-    host block (pinned if ``pin``; the caller passes ``pin=True`` for CUDA targets) from
-    the caching host allocator and copied with ``non_blocking=True`` on ``dst``'s
-    device's current stream, so the DMA of chunk i overlaps the host copy of chunk
-    i+1 and the small blocks recycle as soon as their DMA ran. The host never waits on
-    the stream, but a block whose copy is still queued is not handed out again: behind
-    a busy stream with a cold cache every chunk costs a fresh ``cudaHostAlloc``
-    (measured on the H200: 29 ms for a first 64 MiB call,
-    reports/bench/2026-11-30_nonblocking_diag.txt).
+
+def _gather_span(source: torch.Tensor, target: torch.device, out: torch.Tensor | None) -> torch.Tensor:
+    """DMA the contiguous storage span of a pinned view with gaps, then pick its elements on the device.
+
+    No host pass and no pinned allocation: a 64 MiB pinned column slice (stride 2) cost a
+    21.5 ms host gather behind a busy stream on the H200
+    (reports/gpu/2026-12-01_h200_4b6059a_mutation_serial/control_failure.txt), over the
+    non-blocking contract's 20 ms. The span is read by the DMA later, as for any pinned
+    input: the documented hazard applies.
     """
-    if source.is_contiguous():
+    first, count = _span(source)
+    span = source.as_strided((count,), (1,), first)  # contiguous, pinned: one DMA
+    moved = span.to(target, non_blocking=True)
+    picked = moved.as_strided(source.shape, source.stride(), moved.storage_offset())
+    return out.copy_(picked) if out is not None else picked.contiguous()
+
+
+def _to_device(
+    data: Any,
+    source: torch.Tensor,
+    dtype: torch.dtype,
+    target: torch.device,
+    out: torch.Tensor | None,
+    *,
+    pin: bool,
+    chunk_bytes: int = _staging.CHUNK_BYTES,
+    small_max: int = _staging.SMALL_MAX_BYTES,
+    small_chunk: int = _staging.SMALL_CHUNK_BYTES,
+) -> torch.Tensor:
+    """The device half of :func:`async_tensor_h2d`, after validation: zero-copy, device gather or pooled staging.
+
+    ``source`` is the validated host tensor of ``data``; ``target`` the resolved device;
+    ``pin`` whether staging chunks are pinned. Payloads of at most ``small_max`` bytes are
+    staged in one slice of the small pool's open chunk (``small_chunk`` bytes); larger ones
+    in pieces of at most ``chunk_bytes`` (whole rows of dim 0, or of the flattened tensor
+    when source and destination are contiguous), each DMA'd as soon as it is staged. Every
+    copy into the destination is issued with ``non_blocking=True`` on the current stream of
+    ``target``, from pinned staging or, zero-copy, from ``data``'s own pinned memory.
+
+    Written device-generically (nothing here names CUDA) so that its decisions can be
+    checked on a CPU-only machine with ``target=cpu`` under a simulated pinned allocator
+    (tests/test_h2d_impl_trace.py); on a real GPU the contracts check them.
+    """
+    if _zero_copy_ok(data, source, dtype):
+        if _dense(source):
+            if source.is_contiguous() or (out is not None and out.stride() == source.stride()):
+                return out.copy_(source, non_blocking=True) if out is not None else source.to(target, non_blocking=True)
+            # Dense in a permutation (transposed, channels-last): DMA the storage as it lies (.to
+            # keeps the strides), then reorder on the device, on the same stream: no host pass
+            # (staging a 16 MiB transposed tensor cost 11.7 ms of host time on the H200,
+            # reports/bench/2026-12-01_h200_18ceb4a).
+            moved = source.to(target, non_blocking=True)
+            return out.copy_(moved) if out is not None else moved.contiguous()
+        if source.numel() and _span(source)[1] <= GATHER_MAX_SPAN * source.numel():
+            return _gather_span(source, target, out)
+    nbytes = source.numel() * dtype.itemsize
+    if nbytes <= small_max:
+        pool = _staging.pool_for(target, small_chunk, pin, small=True)
+        with pool.lock:  # held until the copy reading the slice is queued (the chunk's event then covers it)
+            staging = pool.small_tensor(source.shape, dtype, nbytes)
+            staging.copy_(source)
+            return out.copy_(staging, non_blocking=True) if out is not None else staging.to(target, non_blocking=True)
+    return _copy_chunked(source, dtype, target, out, chunk_bytes, pin=pin)
+
+
+def _copy_chunked(source: torch.Tensor, dtype: torch.dtype, target: torch.device, out: torch.Tensor | None, chunk_bytes: int, *, pin: bool) -> torch.Tensor:
+    """Stage ``source`` piece by piece through pool chunks of ``chunk_bytes``, each piece DMA'd once staged.
+
+    Pieces are runs of whole rows of dim 0 (of the flattened tensors when source and
+    destination are both contiguous), so the DMA of piece i overlaps the host copy of
+    piece i+1. A row larger than a chunk (a rare shape) is staged whole in one block of
+    torch's caching host allocator.
+    """
+    dst = out if out is not None else torch.empty(source.shape, dtype=dtype, device=target)
+    if source.is_contiguous() and dst.is_contiguous():
         src, dst_view = source.reshape(-1), dst.view(-1)
     else:
         src, dst_view = source, dst
-    row_bytes = max(1, (src[0].numel() if src.dim() > 1 else 1) * dtype.itemsize)
-    step = max(1, chunk_bytes // row_bytes)
-    for start in range(0, src.shape[0], step):
-        piece = src[start : start + step]
-        staging = torch.empty(piece.shape, dtype=dtype, device="cpu", pin_memory=pin)
-        staging.copy_(piece)
-        dst_view[start : start + step].copy_(staging, non_blocking=True)
+    row_bytes = (src[0].numel() if src.dim() > 1 else 1) * dtype.itemsize
+    if row_bytes > chunk_bytes:
+        return dst.copy_(_stage(source, dtype, pin=pin), non_blocking=True)
+    step = chunk_bytes // row_bytes
+    pool = _staging.pool_for(target, chunk_bytes, pin, small=False)
+    with pool.lock:
+        for start in range(0, src.shape[0], step):
+            piece = src[start : start + step]
+            chunk = pool.take()
+            staging = chunk.block[: piece.numel() * dtype.itemsize].view(dtype).view(piece.shape)
+            staging.copy_(piece)
+            dst_view[start : start + step].copy_(staging, non_blocking=True)
+            pool.give_back(chunk)
     return dst
 
 
@@ -276,20 +365,24 @@ def async_tensor_h2d(
 
     Copy semantics:
         - CUDA target: unpinned tensors, numpy arrays, lists and scalars are staged
-          into a fresh contiguous pinned buffer (converted to the target dtype on the
-          host), then copied with ``non_blocking=True`` on the target device's current
-          stream. The source may be overwritten as soon as the call returns (the copy
-          reads the staging buffer, a snapshot). One staging buffer per call; see
-          :func:`async_tensor_h2d_pipelined` for the chunked variant.
-        - A CPU tensor that is already pinned, dense (contiguous, or a permutation of
-          contiguous: ``.t()``, channels-last) and of the target dtype is *not* copied
-          again: the DMA reads it directly (a permuted one is DMA'd with its strides and
-          made contiguous on the device). Hazard, as in vLLM: do not write to it until
-          the copy has completed; wait with
-          ``torch.cuda.current_stream(device).synchronize()`` or an event recorded
-          right after the call. A pinned view with gaps (e.g. a column slice) is
-          staged, since torch would otherwise make a pageable contiguous copy and the
-          "non_blocking" copy would block.
+          into pinned chunks of the per-device staging pool (converted to the target
+          dtype on the host) and copied with ``non_blocking=True`` on the target device's
+          current stream. The source may be overwritten as soon as the call returns (the
+          copy reads the staging chunk, a snapshot). Payloads up to 32 KiB take a slice of
+          a shared chunk; larger ones go in 4 MiB pieces, each DMA'd once staged, so the
+          DMA overlaps the host copy. A chunk is reused only after a CUDA event says its
+          copies ran; the host waits only for its own copies already running on the DMA
+          engine (at most one chunk's transfer), or when 1 GiB of staging
+          (``H2D_STAGING_MAX_BYTES``) is already queued. See :mod:`h2d_impl._staging`.
+        - A CPU tensor that is already pinned, of the target dtype and without conj/neg
+          bits is *not* copied again: the DMA reads it directly. Dense ones (contiguous,
+          or a permutation: ``.t()``, channels-last) are DMA'd with their strides and made
+          contiguous on the device; a view with gaps (e.g. a column slice) whose byte span
+          is at most 4x its payload is DMA'd as that span and gathered on the device;
+          sparser views are staged (one host pass). Hazard, as in vLLM: do not write to a
+          pinned input until the copy has completed; wait with
+          ``torch.cuda.current_stream(device).synchronize()`` or an event recorded right
+          after the call.
         - Without pinned memory (CPU-only builds), the same semantics hold without
           pinning. A ``"cpu"`` target always gets a fresh copy.
 
@@ -306,7 +399,7 @@ def async_tensor_h2d(
 
         On any exception nothing has been written: ``out`` is untouched.
     """
-    return _async_h2d(data, device, dtype, out, chunk_bytes=None)
+    return _async_h2d(data, device, dtype, out)
 
 
 def async_tensor_h2d_pipelined(
@@ -315,29 +408,28 @@ def async_tensor_h2d_pipelined(
     dtype: torch.dtype | None = None,
     out: torch.Tensor | None = None,
 ) -> torch.Tensor:
-    """:func:`async_tensor_h2d` with chunked, pipelined staging for large payloads (opt-in).
+    """Deprecated alias of :func:`async_tensor_h2d`, kept so that callers of the old opt-in keep working.
 
-    Same signature, semantics and exceptions. Staged payloads of ``PIPELINE_MIN_BYTES``
-    (16 MiB) or more going to a contiguous destination are staged and copied in
-    ``CHUNK_BYTES`` (4 MiB) chunks, each in its own pinned block, so the DMA of one
-    chunk overlaps the host copy of the next.
-
-    When to use it (H200, torch 2.11, reports/bench/): for large unpinned inputs sent
-    back to back it reached 87-94% of the pinned DMA bandwidth at 16 MiB-1 GiB (single
-    staging: 12-69%). The cost: behind a busy stream with a cold host-allocator cache
-    the first call pays one ``cudaHostAlloc`` per chunk (29-38 ms for 64 MiB), which
-    fails the kit's non-blocking contract (20 ms budget), so it is not the default.
+    Until issue 12 the chunked, pipelined staging of large payloads was opt-in here: it
+    reached 87-94% of the pinned DMA limit but paid a ``cudaHostAlloc`` per chunk behind a
+    busy stream. The default path now stages through the event-tracked chunk pool of
+    :mod:`h2d_impl._staging`, which has both properties without the cost, so the two are one.
     """
-    return _async_h2d(data, device, dtype, out, chunk_bytes=CHUNK_BYTES)
+    return _async_h2d(data, device, dtype, out)
 
 
 def _async_h2d(
-    data: Any, device: Any, dtype: Any, out: Any, *, chunk_bytes: int | None, min_bytes: int = PIPELINE_MIN_BYTES
+    data: Any,
+    device: Any,
+    dtype: Any,
+    out: Any,
+    *,
+    chunk_bytes: int = _staging.CHUNK_BYTES,
+    small_max: int = _staging.SMALL_MAX_BYTES,
 ) -> torch.Tensor:
-    """:func:`async_tensor_h2d` with the chunking knobs exposed (``chunk_bytes=None``: one staging buffer).
+    """:func:`async_tensor_h2d` with the staging knobs exposed (piece size, small-payload threshold).
 
-    For benchmarks (chunked vs single staging in one run) and for tests that drive the
-    chunked path with small inputs.
+    For tests that drive the chunked path with small inputs and odd chunk boundaries.
     """
     source, dtype, target = _prepare(data, device, dtype, out, cpu_only=False)
     if target.type == "cpu":
@@ -345,61 +437,14 @@ def _async_h2d(
             return out.copy_(source)
         return _stage(source, dtype, pin=False)
     if not _cuda_device_count() or target.index == torch.cuda.current_device():
-        pin = pin_memory_available()
-        return _to_device(data, source, dtype, target, out, pin=pin, chunk_bytes=chunk_bytes if pin else None, min_bytes=min_bytes)
+        return _to_device(data, source, dtype, target, out, pin=pin_memory_available(), chunk_bytes=chunk_bytes, small_max=small_max)
     # Another device than the current one: pinned staging blocks (and the first-use
     # pinned-memory probe) are allocated through the CUDA context of the current device,
     # so make the target current for the call; torch switches back without creating a
     # context on the previous device (c10::cuda::MaybeSetDevice). Without this a call
     # aimed at cuda:1 created a context on cuda:0 (2x H200, issue 10: device-hygiene).
     with torch.cuda.device(target):
-        pin = pin_memory_available()
-        return _to_device(data, source, dtype, target, out, pin=pin, chunk_bytes=chunk_bytes if pin else None, min_bytes=min_bytes)
-
-
-def _to_device(
-    data: Any,
-    source: torch.Tensor,
-    dtype: torch.dtype,
-    target: torch.device,
-    out: torch.Tensor | None,
-    *,
-    pin: bool,
-    chunk_bytes: int | None,
-    min_bytes: int,
-) -> torch.Tensor:
-    """The device half of :func:`_async_h2d`, after validation: pick zero-copy, chunked or single staging.
-
-    ``source`` is the validated host tensor of ``data``; ``target`` the resolved device;
-    ``pin`` whether staging blocks are pinned; ``chunk_bytes=None`` disables chunking.
-    Every copy into the destination is issued with ``non_blocking=True`` (on the current
-    stream of ``target``) from a pinned block or, zero-copy, from ``data`` itself.
-
-    Written device-generically (nothing here names CUDA) so that its decisions can be
-    checked on a CPU-only machine with ``target=cpu`` under a simulated pinned
-    allocator (tests/test_h2d_impl_trace.py); on a real GPU the contracts check them.
-    """
-    if _zero_copy_ok(data, source, dtype):
-        if source.is_contiguous() or (out is not None and out.stride() == source.stride()):
-            return out.copy_(source, non_blocking=True) if out is not None else source.to(target, non_blocking=True)
-        # Dense in a permutation (transposed, channels-last): DMA the storage as it lies (.to
-        # keeps the strides), then reorder on the device, on the same stream: no host pass
-        # (staging a 16 MiB transposed tensor cost 11.7 ms of host time on the H200,
-        # reports/bench/2026-12-01_h200_18ceb4a).
-        moved = source.to(target, non_blocking=True)
-        return out.copy_(moved) if out is not None else moved.contiguous()
-    if (
-        chunk_bytes
-        and source.dim() >= 1
-        and source.numel() * dtype.itemsize >= min_bytes
-        and (out is None or out.is_contiguous())
-    ):
-        dst = out if out is not None else torch.empty(source.shape, dtype=dtype, device=target)
-        return _copy_chunked(source, dtype, dst, chunk_bytes, pin=pin)
-    staged = _stage(source, dtype, pin=pin)
-    if out is not None:
-        return out.copy_(staged, non_blocking=True)
-    return staged.to(target, non_blocking=True)
+        return _to_device(data, source, dtype, target, out, pin=pin_memory_available(), chunk_bytes=chunk_bytes, small_max=small_max)
 
 
 def async_tensor_h2d_cpu(

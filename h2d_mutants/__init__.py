@@ -952,3 +952,95 @@ def warning_filter_without_category() -> Target:
 
 
 MUTANTS["warning_filter_without_category"] = Mutant("warning_filter_without_category", warning_filter_without_category, ("values",))
+
+
+# --------------------------------------------------------------------------- the staging pool (issue 12)
+# Bugs a pinned staging pool invites, each run in pools of its own (swapped in for the
+# call), so the reference's own pools are never touched by a mutant.
+
+from h2d_contracts.h2d_impl import _staging as _P  # noqa: E402
+
+
+class _SliceNotAdvanced(_P.StagingPool):
+    """The open chunk's offset is never advanced: every small call stages into the same bytes."""
+
+    def small_tensor(self, shape, dtype, nbytes):
+        off = self.open_off
+        result = super().small_tensor(shape, dtype, nbytes)
+        if result.numel() and self.open is not None and self.open_off > off:
+            self.open_off = off
+        return result
+
+
+class _ChunkReusedBeforeDone(_P.StagingPool):
+    """``take`` hands out the oldest queued chunk without asking its completion event."""
+
+    def take(self):
+        if self.clock is not None and self._inflight:
+            chunk = self._inflight.popleft()
+            chunk.start.record(self.clock.current_stream())
+            chunk.stream = self.clock.current_stream()
+            return chunk
+        return super().take()
+
+
+class _NoBackpressure(_P.StagingPool):
+    """``take`` always waits for the oldest queued chunk, even behind other work: the host waits for the stream."""
+
+    def take(self):
+        if self.clock is not None and self._inflight:
+            self._inflight[0].done.synchronize()
+        return super().take()
+
+
+def _with_pools(name: str, cls: type) -> Callable[..., torch.Tensor]:
+    pools: dict = {}
+
+    def fn(data, device=None, dtype=None, out=None):
+        saved = dict(_P._POOLS)
+        _P._POOLS.clear()
+        _P._POOLS.update(pools)
+        try:
+            return R.async_tensor_h2d(data, device, dtype, out)
+        finally:
+            for key, pool in _P._POOLS.items():
+                if type(pool) is _P.StagingPool:  # first use: made by pool_for, replace it by the mutant's class
+                    pool.__class__ = cls
+                pools[key] = pool
+            _P._POOLS.clear()
+            _P._POOLS.update(saved)
+
+    return fn
+
+
+def staging_slice_reused_while_queued() -> Target:
+    """the small-payload pool never advances its offset in the open chunk: two calls queued behind a busy stream stage
+    into the same pinned bytes, and the first copy reads the second call's values (wrong tokens)."""
+    fn = _with_pools("staging_slice_reused_while_queued", _SliceNotAdvanced)
+    return _target("staging_slice_reused_while_queued", fn)
+
+
+def staging_chunk_reused_before_done() -> Target:
+    """the large-payload pool reuses the oldest queued chunk without its completion event: the next piece of the same
+    call overwrites a piece whose DMA is still queued behind a busy stream."""
+    fn = _with_pools("staging_chunk_reused_before_done", _ChunkReusedBeforeDone)
+    return _target("staging_chunk_reused_before_done", fn)
+
+
+def staging_waits_behind_other_work() -> Target:
+    """the pool waits for its oldest queued chunk before every take, also when other work is ahead of it on the stream:
+    a call behind a busy stream waits for the stream (a "non_blocking" copy that blocks)."""
+    fn = _with_pools("staging_waits_behind_other_work", _NoBackpressure)
+    return _target("staging_waits_behind_other_work", fn)
+
+
+MUTANTS.update(
+    {
+        m.name: m
+        for m in [
+            Mutant("staging_slice_reused_while_queued", staging_slice_reused_while_queued, ("snapshot",), "cuda"),
+            Mutant("staging_chunk_reused_before_done", staging_chunk_reused_before_done, ("non-blocking",), "cuda"),
+            Mutant("staging_waits_behind_other_work", staging_waits_behind_other_work, ("non-blocking",), "cuda"),
+        ]
+    }
+)

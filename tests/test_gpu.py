@@ -57,12 +57,13 @@ def test_device_hygiene(target, cuda_device):
     P.prop_device_hygiene(target, cuda_device)
 
 
-@pytest.mark.parametrize("case", ["uint8-as-bool", "int32-as-float32", "column-view-with-gaps"])
+@pytest.mark.parametrize("case", ["uint8-as-bool", "int32-as-float32", "int32-column-view-with-gaps-as-float32"])
 def test_snapshot_of_converted_pinned_inputs(target, cuda_device, case):
-    """snapshot, deterministic: a pinned input that needs host work (a dtype conversion, a view with gaps) is staged, so
-    overwriting it right after the call changes nothing. vLLM 0.33.0 converts on the device from the pinned source
-    (records of 370e4cb: found there by the random property; this table makes it a fixed regression). A transposed
-    pinned view of the target dtype is not in the table: it is DMA'd as it lies (the documented hazard, check_pinned_hazard)."""
+    """snapshot, deterministic: a pinned input that needs a dtype conversion (host work) is staged, so overwriting it
+    right after the call changes nothing, whatever its layout. vLLM 0.33.0 converts on the device from the pinned source
+    (records of 370e4cb: found there by the random property; this table makes it a fixed regression). A pinned input
+    of the target dtype is not in the table: it may be DMA'd from its own memory, dense or (as its byte span) a view
+    with gaps: the documented hazard, check_pinned_hazard."""
     import torch
 
     from h2d_contracts.contracts import gpu as cg
@@ -75,5 +76,5 @@ def test_snapshot_of_converted_pinned_inputs(target, cuda_device, case):
     elif case == "int32-as-float32":
         data, kwargs = (torch.arange(n, dtype=torch.int32) - 7).pin_memory(), {"device": cuda_device, "dtype": torch.float32}
     else:
-        data, kwargs = torch.arange(2 * n, dtype=torch.float32).view(256, 512).pin_memory()[:, ::2], {"device": cuda_device}
+        data, kwargs = torch.arange(2 * n, dtype=torch.int32).view(256, 512).pin_memory()[:, ::2], {"device": cuda_device, "dtype": torch.float32}
     cg.check_snapshot(target, data, kwargs)

@@ -81,6 +81,18 @@ class SimulatedPinnedHost(TorchFunctionMode):
         self._pinned: dict[int, torch.Tensor] = {}
         self._recording = False
 
+    def __enter__(self):
+        # Staging pools made inside the simulation hold simulated-pinned chunks; pools made
+        # outside it (by another test) hold chunks it cannot see as pinned: start empty.
+        self._saved_pools = dict(R._staging._POOLS)
+        R._staging._POOLS.clear()
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        R._staging._POOLS.clear()
+        R._staging._POOLS.update(self._saved_pools)
+        return super().__exit__(*exc)
+
     def is_pinned(self, t: torch.Tensor) -> bool:
         # Zero-element tensors own no memory (null data pointer): simulated as unpinned. What a
         # CUDA build reports for them was not checked here; it only decides zero-copy vs
@@ -161,15 +173,21 @@ def _run_device_path(sim: SimulatedPinnedHost, data: Any, kwargs: dict[str, Any]
 def _zero_copy_expected(sim: SimulatedPinnedHost, data: Any, dtype: torch.dtype) -> bool:
     # The rule restated from DESIGN.md on purpose (not R._zero_copy_ok: a test that asked
     # the implementation which inputs are zero-copy would agree with any bug in it), with
-    # the simulation's pinned-ness in place of torch's.
+    # the simulation's pinned-ness in place of torch's: a pinned input of the target dtype,
+    # without conj/neg bits, that is dense or whose byte span is at most 4x its payload.
     return (
         isinstance(data, torch.Tensor)
         and data.dtype == dtype
-        and _fills_its_bytes(data)
         and not data.is_conj()
         and not data.is_neg()
         and sim.is_pinned(data)
+        and (_fills_its_bytes(data) or _span_elems(data) <= 4 * data.numel())
     )
+
+
+def _span_elems(t: torch.Tensor) -> int:
+    """Elements from ``t``'s first to its last (restated, not R._span); 0 for an empty tensor."""
+    return 0 if not t.numel() else 1 + sum(st * (sz - 1) for st, sz in zip(t.stride(), t.shape))
 
 
 def _fills_its_bytes(t: torch.Tensor) -> bool:
@@ -182,11 +200,14 @@ def _fills_its_bytes(t: torch.Tensor) -> bool:
     return any(t.permute(*perm, *[d for d in range(t.dim()) if d not in perm]).is_contiguous() for perm in itertools.permutations(dims))
 
 
-def _check_trace(sim, data, kwargs, source, dtype, result, calls, *, pin: bool, chunk_bytes: int | None, min_bytes: int):
+DEFAULT_KNOBS = {"chunk_bytes": R._staging.CHUNK_BYTES, "small_max": R._staging.SMALL_MAX_BYTES}
+
+
+def _check_trace(sim, data, kwargs, source, dtype, result, calls, *, pin: bool, chunk_bytes: int, small_max: int):
     """Every rule of the module docstring, for one recorded call of ``_to_device``."""
     out = kwargs.get("out")
     shown = {k: _host.describe(v) if k == "out" else v for k, v in kwargs.items()}
-    call = f"_to_device({_host.describe(data)}, {shown}, pin={pin}, chunk_bytes={chunk_bytes}, min_bytes={min_bytes})"
+    call = f"_to_device({_host.describe(data)}, {shown}, pin={pin}, chunk_bytes={chunk_bytes}, small_max={small_max})"
     expected = oracle.expected_tensor(data, dtype)
     oracle.assert_same_values(result, expected, contract="trace", call=call)
     if out is not None:
@@ -197,67 +218,76 @@ def _check_trace(sim, data, kwargs, source, dtype, result, calls, *, pin: bool, 
 
     if _zero_copy_expected(sim, data, dtype):
         # The DMA reads the caller's pinned tensor itself: no staging block at all.
-        assert not [c for c in calls if c.pin_memory is True], f"{call}: a pinned, dense input of the target dtype was staged again"
+        assert not [c for c in calls if c.pin_memory is True], f"{call}: a pinned input of the target dtype was staged again"
         reads = [c for c in calls if c.name in ("copy_", "to")]
-        as_laid_out = data.is_contiguous() or (out is not None and out.stride() == data.stride())
-        assert len(reads) == (1 if as_laid_out or out is None else 2), f"{call}: zero-copy should be one copy (plus one reorder from its result into out), got {[c.name for c in reads]}"
         c = reads[0]
         src = c.args[1] if c.name == "copy_" else c.args[0]
         assert src is data or _same_storage(src, data), f"{call}: zero-copy read something other than data"
+        assert c.non_blocking is True, f"{call}: copy issued with non_blocking={c.non_blocking}"
         if c.name == "to":
             assert c.args[1:2] == (CPU,), f"{call}: .to() without the target device: {c.args[1:]}"
+        if _fills_its_bytes(data):
+            as_laid_out = data.is_contiguous() or (out is not None and out.stride() == data.stride())
+            assert len(reads) == (1 if as_laid_out or out is None else 2), f"{call}: zero-copy should be one copy (plus one reorder from its result into out), got {[c.name for c in reads]}"
+            if c.name == "copy_":
+                assert as_laid_out, f"{call}: a permuted pinned input copied into out directly (torch would stage it in pageable memory)"
         else:
-            assert as_laid_out, f"{call}: a permuted pinned input copied into out directly (torch would stage it in pageable memory)"
-        assert c.non_blocking is True, f"{call}: copy issued with non_blocking={c.non_blocking}"
-        if len(reads) == 2:  # the reorder reads the device-side result of the DMA, never data again
-            assert reads[1].name == "copy_" and reads[1].args[0] is out and reads[1].args[1] is c.result, f"{call}: the reorder into out did not read the DMA's result"
+            # A view with gaps: one .to of the contiguous span of data's storage it covers
+            # (a contiguous pinned tensor: one DMA), then picked on the device.
+            assert c.name == "to" and src.is_contiguous() and src.dim() == 1, f"{call}: a pinned view with gaps should be DMA'd as one contiguous span, got {c.name} of {_host.describe(src)}"
+            first, last = data.storage_offset(), data.storage_offset() + _span_elems(data)
+            assert src.storage_offset() <= first and src.storage_offset() + src.numel() >= last, f"{call}: the DMA'd span does not cover data's elements"
+            assert src.numel() <= 4 * data.numel(), f"{call}: span of {src.numel()} elements for {data.numel()}"
+            assert len(reads) == (2 if out is not None else 1) or (out is None and len(reads) <= 2), [c.name for c in reads]
+        if len(reads) == 2 and out is not None:  # the reorder reads the device-side result of the DMA, never data again
+            assert reads[1].name == "copy_" and reads[1].args[0] is out and _same_storage(reads[1].args[1], c.result), f"{call}: the reorder into out did not read the DMA's result"
         return
 
-    # Staging blocks are the allocations that say pin_memory (the chunked path's device
-    # destination is allocated on the target without it).
-    staging = [c for c in calls if c.name == "empty" and c.pin_memory is not _MISSING]
-    for c in staging:
-        assert c.pin_memory is pin, f"{call}: staging block allocated with pin_memory={c.pin_memory}, expected {pin}"
-        assert c.result.dtype == dtype, f"{call}: staging block of dtype {c.result.dtype}, expected {dtype}"
-    if pin:
-        for c in staging:
-            assert sim.is_pinned(c.result) or not c.result.numel(), call
-
+    # Pinned allocations are staging chunks (or the one block of a row larger than a chunk).
+    for c in calls:
+        if c.name == "empty" and c.pin_memory is not _MISSING:
+            assert c.pin_memory is pin, f"{call}: staging allocated with pin_memory={c.pin_memory}, expected {pin}"
     nbytes = source.numel() * dtype.itemsize
-    chunked = bool(chunk_bytes) and source.dim() >= 1 and nbytes >= min_bytes and (out is None or out.is_contiguous())
-    if not chunked:
-        assert len(staging) == 1, f"{call}: expected one staging block, got {len(staging)}"
-        block = staging[0].result
-        assert block.is_contiguous() and tuple(block.shape) == tuple(source.shape), call
-        if out is not None:
-            writes = _dest_copies(calls, out)
-            assert len(writes) == 1 and writes[0].args[1] is block, f"{call}: out not written from the staging block"
-            assert writes[0].non_blocking is True, f"{call}: copy into out issued with non_blocking={writes[0].non_blocking}"
-        else:
-            tos = [c for c in calls if c.name == "to"]
-            assert len(tos) == 1 and tos[0].args[0] is block, f"{call}: the result is not the staging block sent with .to()"
-            assert tos[0].args[1:2] == (CPU,), f"{call}: .to() without the target device: {tos[0].args[1:]}"
-            assert tos[0].non_blocking is True, f"{call}: .to() issued with non_blocking={tos[0].non_blocking}"
+    if out is not None:
+        dmas = _dest_copies(calls, out)
+    elif nbytes <= small_max:
+        dmas = [c for c in calls if c.name == "to"]
+    else:
+        dmas = _dest_copies(calls, result)
+    for c in dmas:
+        src = c.args[1] if c.name == "copy_" else c.args[0]
+        assert c.non_blocking is True, f"{call}: DMA issued with non_blocking={c.non_blocking}"
+        assert src.is_contiguous() and src.dtype == dtype, f"{call}: staging read is {_host.describe(src)}, expected contiguous {dtype}"
+        if pin:
+            assert sim.is_pinned(src) or not src.numel(), f"{call}: a DMA read pageable memory"
+        if isinstance(data, torch.Tensor) and src.numel():
+            assert not _same_storage(src, data), f"{call}: a staged input was read in place (no snapshot)"
+        if c.name == "to":
+            assert c.args[1:2] == (CPU,), f"{call}: .to() without the target device: {c.args[1:]}"
+
+    if nbytes <= small_max:
+        assert len(dmas) == 1, f"{call}: a small payload should be one DMA, got {len(dmas)}"
+        src = dmas[0].args[1] if dmas[0].name == "copy_" else dmas[0].args[0]
+        assert tuple(src.shape) == tuple(source.shape), call
         return
 
-    # Chunked: rows of dim 0 (all elements when the source is contiguous: it is flattened).
-    rows = source.numel() if source.is_contiguous() else source.shape[0]
-    row_bytes = max(1, (source.numel() // max(1, source.shape[0]) if not source.is_contiguous() else 1) * dtype.itemsize)
-    step = max(1, chunk_bytes // row_bytes)
-    writes = _dest_copies(calls, dst)
+    # Chunked: whole rows of dim 0 (all elements when source and destination are contiguous: flattened).
+    flat = source.is_contiguous() and dst.is_contiguous()
+    rows = source.numel() if flat else source.shape[0]
+    row_bytes = (1 if flat or source.dim() < 2 else source.numel() // max(1, source.shape[0])) * dtype.itemsize
+    if row_bytes > chunk_bytes:
+        assert len(dmas) == 1, f"{call}: a row larger than a chunk is staged whole, got {len(dmas)} DMAs"
+        return
+    step = chunk_bytes // row_bytes
     n_blocks = math.ceil(rows / step) if rows else 0
-    assert len(staging) == n_blocks, f"{call}: {len(staging)} staging blocks for {rows} rows of {row_bytes} B in {chunk_bytes} B chunks (expected {n_blocks})"
-    assert len(writes) == n_blocks, f"{call}: {len(writes)} copies into the destination, expected {n_blocks}"
-    row_elems = max(1, source.numel() // max(1, rows)) if rows else 1
-    offset = dst.storage_offset()
-    for i, (c, blk) in enumerate(zip(writes, staging)):
-        assert c.args[1] is blk.result, f"{call}: chunk {i} not copied from its own staging block"
-        assert c.non_blocking is True, f"{call}: chunk {i} issued with non_blocking={c.non_blocking}"
+    assert len(dmas) == n_blocks, f"{call}: {len(dmas)} copies into the destination for {rows} rows of {row_bytes} B in {chunk_bytes} B chunks (expected {n_blocks})"
+    row_elems = row_bytes // dtype.itemsize
+    stride0 = 1 if flat else dst.stride(0)
+    for i, c in enumerate(dmas):
         n_rows = min(step, rows - i * step)
         assert c.args[0].numel() == n_rows * row_elems, f"{call}: chunk {i} writes {c.args[0].numel()} elements, expected {n_rows * row_elems}"
-        assert blk.result.numel() * dtype.itemsize <= max(chunk_bytes, row_bytes), f"{call}: chunk {i} block exceeds the chunk size"
-        assert c.args[0].storage_offset() == offset, f"{call}: chunk {i} starts at element {c.args[0].storage_offset()}, expected {offset}"
-        offset += c.args[0].numel()  # the chunked path only runs into a contiguous destination
+        assert c.args[1].numel() * dtype.itemsize <= chunk_bytes, f"{call}: chunk {i} staging exceeds the chunk size"
+        assert c.args[0].storage_offset() == dst.storage_offset() + i * step * stride0, f"{call}: chunk {i} starts at element {c.args[0].storage_offset()}"
 
 
 # --------------------------------------------------------------------------- staging decisions
@@ -272,16 +302,16 @@ def sim():
 
 @given(data=st.data())
 @pytest.mark.parametrize(
-    "pin, chunk_bytes, min_bytes",
-    [(True, None, 0), (False, None, 0), (True, 7, 0), (True, 64, 0), (True, 16, 48), (False, 5, 0)],
-    ids=["single-pinned", "single-pageable", "chunk7", "chunk64", "chunk16-min48", "chunk5-pageable"],
+    "pin, chunk_bytes, small_max",
+    [(True, R._staging.CHUNK_BYTES, R._staging.SMALL_MAX_BYTES), (False, R._staging.CHUNK_BYTES, R._staging.SMALL_MAX_BYTES), (True, 7, 0), (True, 64, 0), (True, 16, 48), (False, 5, 0)],
+    ids=["default-pinned", "default-pageable", "chunk7", "chunk64", "chunk16-small48", "chunk5-pageable"],
 )
-def test_device_path_trace(data, pin, chunk_bytes, min_bytes):
+def test_device_path_trace(data, pin, chunk_bytes, small_max):
     """Any valid call: values exact, out written in place, and the staging/non_blocking rules of the trace."""
     with SimulatedPinnedHost() as sim, mock.patch.object(S.host, "pinning_available", lambda: True):
         call = data.draw(S.h2d_calls(CPU), label="call")
-        source, dtype, result, calls = _run_device_path(sim, call.data, call.kwargs, pin=pin, chunk_bytes=chunk_bytes, min_bytes=min_bytes)
-        _check_trace(sim, call.data, call.kwargs, source, dtype, result, calls, pin=pin, chunk_bytes=chunk_bytes, min_bytes=min_bytes)
+        source, dtype, result, calls = _run_device_path(sim, call.data, call.kwargs, pin=pin, chunk_bytes=chunk_bytes, small_max=small_max)
+        _check_trace(sim, call.data, call.kwargs, source, dtype, result, calls, pin=pin, chunk_bytes=chunk_bytes, small_max=small_max)
 
 
 def _pinned(sim, values: torch.Tensor) -> torch.Tensor:
@@ -294,10 +324,12 @@ def _pinned(sim, values: torch.Tensor) -> torch.Tensor:
 @pytest.mark.parametrize("with_out", [False, True], ids=["no-out", "out"])
 @pytest.mark.parametrize(
     "case",
-    ["pinned-contiguous", "pinned-transposed", "pinned-column", "pinned-other-dtype", "pinned-conj", "pinned-neg", "pageable", "ndarray"],
+    ["pinned-contiguous", "pinned-transposed", "pinned-column", "pinned-sparse-column", "pinned-other-dtype", "pinned-conj", "pinned-neg", "pageable", "ndarray"],
 )
 def test_zero_copy_only_when_safe(sim, case, with_out):
-    """Zero-copy exactly for pinned, dense inputs (contiguous or transposed) of the target dtype without conj/neg bits; everything else is staged."""
+    """Zero-copy exactly for pinned inputs of the target dtype without conj/neg bits that are dense (contiguous,
+    transposed) or span at most 4x their payload (a column of a 4-wide matrix: gathered on the device); everything
+    else (a column of a 20-wide matrix too) is staged."""
     base = torch.arange(12, dtype=torch.float32).reshape(3, 4)
     dtype = None
     if case == "pinned-contiguous":
@@ -306,6 +338,8 @@ def test_zero_copy_only_when_safe(sim, case, with_out):
         data = _pinned(sim, base.t().contiguous()).t()
     elif case == "pinned-column":
         data = _pinned(sim, base)[:, 1]
+    elif case == "pinned-sparse-column":
+        data = _pinned(sim, torch.arange(60, dtype=torch.float32).reshape(3, 20))[:, 1]
     elif case == "pinned-other-dtype":
         data, dtype = _pinned(sim, base), torch.float64
     elif case == "pinned-conj":
@@ -323,10 +357,10 @@ def test_zero_copy_only_when_safe(sim, case, with_out):
         kwargs["dtype"] = dtype
     if with_out:
         kwargs["out"] = torch.full(tuple(np.shape(data)), 7, dtype=resolved)
-    source, dtype, result, calls = _run_device_path(sim, data, kwargs, pin=True, chunk_bytes=None, min_bytes=0)
+    source, dtype, result, calls = _run_device_path(sim, data, kwargs, pin=True, **DEFAULT_KNOBS)
     zero = _zero_copy_expected(sim, data, dtype)
-    assert zero == (case in ("pinned-contiguous", "pinned-transposed")), case
-    _check_trace(sim, data, kwargs, source, dtype, result, calls, pin=True, chunk_bytes=None, min_bytes=0)
+    assert zero == (case in ("pinned-contiguous", "pinned-transposed", "pinned-column")), case
+    _check_trace(sim, data, kwargs, source, dtype, result, calls, pin=True, **DEFAULT_KNOBS)
 
 
 @pytest.mark.parametrize("with_out", [False, True], ids=["no-out", "out"])
@@ -349,30 +383,33 @@ def test_chunk_boundaries(sim, layout, dtype, chunk_bytes, with_out):
     if with_out:
         kwargs["out"] = torch.zeros(tuple(data.shape), dtype=dtype)
     source, resolved, result, calls = _run_device_path(
-        sim, data, kwargs, pin=True, chunk_bytes=chunk_bytes, min_bytes=0, default_device="meta"
+        sim, data, kwargs, pin=True, chunk_bytes=chunk_bytes, small_max=0, default_device="meta"
     )
-    _check_trace(sim, data, kwargs, source, resolved, result, calls, pin=True, chunk_bytes=chunk_bytes, min_bytes=0)
-    if layout != "one-strided-row":  # (one row is one block, whatever the chunk size)
-        assert len([c for c in calls if c.name == "empty" and c.pin_memory is True]) > 1 or data.numel() * dtype.itemsize <= chunk_bytes
+    _check_trace(sim, data, kwargs, source, resolved, result, calls, pin=True, chunk_bytes=chunk_bytes, small_max=0)
+    if layout != "one-strided-row":  # (one row is one piece, whatever the chunk size)
+        flat = data.is_contiguous() and result.is_contiguous()
+        row_bytes = dtype.itemsize * (1 if flat else data.shape[1])
+        # several pieces, unless the payload fits one chunk or one row is larger than a chunk (staged whole)
+        assert len(_dest_copies(calls, result)) > 1 or data.numel() * dtype.itemsize <= chunk_bytes or row_bytes > chunk_bytes
 
 
-def test_chunking_threshold_and_out_layout(sim):
-    """Chunking needs a payload of at least ``min_bytes``, a dim, and a contiguous destination."""
+def test_small_threshold_and_out_layout(sim):
+    """Payloads up to ``small_max`` bytes are one DMA from one staging slice; larger ones are pieces of whole rows, strided out included."""
     data = torch.arange(16, dtype=torch.int32)
-    for min_bytes, out, chunked in [
-        (64, None, True),  # exactly at the threshold: chunked
-        (65, None, False),  # one byte short
-        (0, torch.zeros(16, dtype=torch.int32), True),
-        (0, torch.zeros(32, dtype=torch.int32)[::2], False),  # strided out: one block, copied as a whole
+    for small_max, out, pieces in [
+        (64, None, 1),  # exactly at the threshold: one slice
+        (63, None, 4),  # one byte over: four 16-byte pieces
+        (0, torch.zeros(16, dtype=torch.int32), 4),
+        (0, torch.zeros(32, dtype=torch.int32)[::2], 4),  # strided out: pieces of its rows (elements)
     ]:
         kwargs: dict[str, Any] = {"device": CPU} if out is None else {"out": out}
-        _, dtype, result, calls = _run_device_path(sim, data, kwargs, pin=True, chunk_bytes=16, min_bytes=min_bytes)
-        blocks = [c for c in calls if c.name == "empty" and c.pin_memory is True]
-        assert (len(blocks) == 4) if chunked else (len(blocks) == 1), (min_bytes, out is not None, len(blocks))
-        _check_trace(sim, data, kwargs, data, dtype, result, calls, pin=True, chunk_bytes=16, min_bytes=min_bytes)
+        _, dtype, result, calls = _run_device_path(sim, data, kwargs, pin=True, chunk_bytes=16, small_max=small_max)
+        dmas = [c for c in calls if c.name == "to"] if pieces == 1 else _dest_copies(calls, result)
+        assert len(dmas) == pieces, (small_max, out is not None, len(dmas))
+        _check_trace(sim, data, kwargs, data, dtype, result, calls, pin=True, chunk_bytes=16, small_max=small_max)
     scalar = torch.tensor(5, dtype=torch.int64)
-    _, dtype, result, calls = _run_device_path(sim, scalar, {"device": CPU}, pin=True, chunk_bytes=1, min_bytes=0)
-    assert len([c for c in calls if c.name == "empty"]) == 1 and result.item() == 5  # 0-d: never chunked
+    _, dtype, result, calls = _run_device_path(sim, scalar, {"device": CPU}, pin=True, chunk_bytes=1, small_max=0)
+    assert len(_dest_copies(calls, result)) == 1 and result.item() == 5  # 0-d: a row larger than the chunk, staged whole
 
 
 def test_pipelined_entry_point_agrees_on_the_host():
@@ -435,11 +472,13 @@ def test_buffer_copies_are_non_blocking_row_prefixes(sim, direction, n):
 
 @pytest.fixture(autouse=True)
 def _fresh_cuda_count():
-    """R._cuda_device_count reads CUDA's visibility once per process: the tests below pretend other
-    visibilities with monkeypatch, so forget the cached count around each test."""
+    """R._cuda_device_count reads CUDA's visibility once per process (and R._RESOLVED keeps resolved
+    spellings): the tests below pretend other visibilities with monkeypatch, so forget both around each test."""
     R._cuda_device_count.cache_clear()
+    R._RESOLVED.clear()
     yield
     R._cuda_device_count.cache_clear()
+    R._RESOLVED.clear()
 
 
 @pytest.fixture
@@ -527,8 +566,8 @@ def test_routing_host_and_cuda_targets(two_visible_gpus, monkeypatch):
     """
     seen = []
 
-    def spy(data, source, dtype, target, out, *, pin, chunk_bytes, min_bytes):
-        seen.append((target, pin, chunk_bytes, min_bytes, dtype, out))
+    def spy(data, source, dtype, target, out, *, pin, chunk_bytes, small_max):
+        seen.append((target, pin, chunk_bytes, small_max, dtype, out))
         calls.append((data, source, out))
         return "device-path"
 
@@ -541,8 +580,8 @@ def test_routing_host_and_cuda_targets(two_visible_gpus, monkeypatch):
         data = [1, 2, 3]
         host = R._async_h2d(data, "cpu", None, None, chunk_bytes=8)
         assert isinstance(host, torch.Tensor) and host.tolist() == data and not seen
-        assert R._async_h2d(data, "cuda", torch.int16, None, chunk_bytes=8, min_bytes=5) == "device-path"
-        assert seen == [(torch.device("cuda", 1), pinned, 8 if pinned else None, 5, torch.int16, None)], seen
+        assert R._async_h2d(data, "cuda", torch.int16, None, chunk_bytes=8, small_max=5) == "device-path"
+        assert seen == [(torch.device("cuda", 1), pinned, 8, 5, torch.int16, None)], seen
         assert two_visible_gpus == [], two_visible_gpus  # the current device: no switch
         seen.clear()
         assert h2d_impl.async_tensor_h2d(data, "cuda:0") == "device-path"
@@ -551,8 +590,8 @@ def test_routing_host_and_cuda_targets(two_visible_gpus, monkeypatch):
         assert h2d_impl.async_tensor_h2d_pipelined(data, "cuda:0") == "device-path"
         assert two_visible_gpus == [torch.device("cuda", 0)] * 2, two_visible_gpus
         two_visible_gpus.clear()
-        assert [s[2] for s in seen] == [None, R.CHUNK_BYTES if pinned else None], seen
-        assert [s[3] for s in seen] == [R.PIPELINE_MIN_BYTES] * 2 and all(s[1] is pinned for s in seen), seen
+        assert [s[2] for s in seen] == [R._staging.CHUNK_BYTES] * 2, seen
+        assert [s[3] for s in seen] == [R._staging.SMALL_MAX_BYTES] * 2 and all(s[1] is pinned for s in seen), seen
 
     # data, its validated host tensor and out reach the device path as they are (an out
     # on a CUDA device cannot exist here: validation is stubbed to say it is on cuda:0).
@@ -561,7 +600,7 @@ def test_routing_host_and_cuda_targets(two_visible_gpus, monkeypatch):
     host_view = torch.from_numpy(arr)
     out_stub = torch.zeros(3, dtype=torch.int32)
     monkeypatch.setattr(R, "_prepare", lambda *args, cpu_only: (host_view, torch.int32, torch.device("cuda", 0)))
-    assert R._async_h2d(arr, None, None, out_stub, chunk_bytes=None) == "device-path"
+    assert R._async_h2d(arr, None, None, out_stub) == "device-path"
     assert len(calls) == 1 and calls[0][0] is arr and calls[0][1] is host_view and calls[0][2] is out_stub, calls
 
 

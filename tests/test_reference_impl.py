@@ -1,9 +1,10 @@
-"""Tests of the reference's own internals (not contracts): the chunked, pipelined staging path.
+"""Tests of the reference's own internals on a GPU (not contracts): the chunked staging path and the staging pool.
 
-The pipelined path only runs on CUDA for payloads >= PIPELINE_MIN_BYTES; here a target
-with tiny chunk and threshold sizes drives it with ordinary Hypothesis inputs, so every
-layout, dtype, ``out`` kind and chunk boundary is covered by the values, out, staging
-and snapshot contracts.
+The chunked path only runs on CUDA for payloads over SMALL_MAX_BYTES; here a target with
+tiny chunk and threshold sizes drives it with ordinary Hypothesis inputs, so every layout,
+dtype, ``out`` kind and chunk boundary is covered by the values, out, staging and
+snapshot contracts. The pool's policy is tested on the CPU with a simulated clock
+(tests/test_staging_pool.py); here its events are real.
 """
 
 from __future__ import annotations
@@ -43,10 +44,10 @@ def _tiny_chunks_target(chunk_bytes: int) -> Target:
 
     def call(data, device=None, dtype=None, out=None):
         step = max(chunk_bytes, _payload_bytes(data) // MAX_CHUNKS)
-        return R._async_h2d(data, device, dtype, out, chunk_bytes=step, min_bytes=0)
+        return R._async_h2d(data, device, dtype, out, chunk_bytes=step, small_max=0)
 
     return Target(
-        name=f"reference(chunk_bytes={chunk_bytes}, min_bytes=0)",
+        name=f"reference(chunk_bytes={chunk_bytes}, small_max=0)",
         async_tensor_h2d=call,
         capabilities=frozenset({"out", "cuda"}),
         pin_memory_available=h2d_impl.pin_memory_available,
@@ -64,13 +65,38 @@ def test_chunked_staging_keeps_contracts(cuda_device, chunk_bytes, contract):
 
 
 def test_large_payload_is_chunked(cuda_device):
-    """async_tensor_h2d_pipelined: a >= PIPELINE_MIN_BYTES pageable tensor goes through one pinned DMA per chunk."""
+    """A 16 MiB pageable tensor goes through one pinned DMA per 4 MiB chunk, and back-to-back calls reuse the chunks."""
     from h2d_contracts.contracts.gpu import memcpy_kinds
+    from h2d_contracts.h2d_impl import _staging
 
-    n = R.PIPELINE_MIN_BYTES // 4
-    data = torch.arange(n, dtype=torch.int32)
-    names, result = memcpy_kinds(lambda: h2d_impl.async_tensor_h2d_pipelined(data, cuda_device))
+    nbytes = 16 << 20
+    data = torch.arange(nbytes // 4, dtype=torch.int32)
+    names, result = memcpy_kinds(lambda: h2d_impl.async_tensor_h2d(data, cuda_device))
     h2d = [x for x in names if "HtoD" in x]
-    assert len(h2d) == R.PIPELINE_MIN_BYTES // R.CHUNK_BYTES, h2d
+    assert len(h2d) == nbytes // _staging.CHUNK_BYTES, h2d
     assert set(h2d) == {"Memcpy HtoD (Pinned -> Device)"}
     assert torch.equal(result.cpu(), data)
+    torch.cuda.synchronize(cuda_device)
+    pool = _staging.pool_for(torch.device(cuda_device), _staging.CHUNK_BYTES, True, small=False)
+    before = pool.stats()["allocations"]
+    for _ in range(20):  # 320 MiB back to back: the chunks come back as their copies finish
+        h2d_impl.async_tensor_h2d(data, cuda_device)
+    torch.cuda.synchronize(cuda_device)
+    grew = pool.stats()["allocations"] - before
+    assert grew <= 4, f"{grew} new chunks for 20 back-to-back 16 MiB calls on an idle stream: {pool.stats()}"
+
+
+def test_pinned_view_with_gaps_is_gathered_on_the_device(cuda_device):
+    """A pinned column slice of the target dtype: one pinned DMA of its span, no pinned allocation, exact values."""
+    from h2d_contracts.contracts.gpu import memcpy_kinds
+
+    base = torch.arange(512 * 1024, dtype=torch.float32).view(512, 1024).pin_memory()
+    view = base[:, 3:700:2]
+    for out in (None, torch.empty(view.shape, dtype=torch.float32, device=cuda_device)):
+        h2d_impl.async_tensor_h2d(view, cuda_device, out=out)  # warm-up
+        torch.cuda.synchronize(cuda_device)
+        before = torch.cuda.host_memory_stats().get("allocations.allocated", 0)
+        names, result = memcpy_kinds(lambda: h2d_impl.async_tensor_h2d(view, cuda_device, out=out))
+        assert torch.cuda.host_memory_stats().get("allocations.allocated", 0) == before
+        assert [x for x in names if "HtoD" in x] == ["Memcpy HtoD (Pinned -> Device)"], names
+        assert torch.equal(result.cpu(), view) and (out is None or result is out)

@@ -1,0 +1,279 @@
+"""Pinned staging pool: page-locked chunks reused only after a completion event says their copy ran.
+
+Why not torch's caching host allocator (CHA) per call, as vLLM does: on the H200
+(reports/bench/2026-12-01_h200_a08431b) a ``torch.empty(..., pin_memory=True)`` cost about
+7 us of a 21 us small call, and back-to-back large calls asked it for whole-payload
+blocks that were rarely free again by the next call, so steady-state throughput fell to
+41-58% of the pinned DMA limit while each miss paid a fresh ``cudaHostAlloc``
+(about 0.25 ms per MiB). This pool serves fixed-size chunks instead:
+
+- **Small payloads** (at most :data:`SMALL_MAX_BYTES`) are sub-allocated, 64-byte
+  aligned, from one open chunk of :data:`SMALL_CHUNK_BYTES`; the chunk is closed (one
+  event recorded) when it is full or the current stream changes, so a small call records
+  no event and allocates nothing.
+- **Large payloads** are cut into pieces of at most :data:`CHUNK_BYTES`, each staged in
+  its own chunk and copied with ``non_blocking=True`` as soon as it is staged, so the
+  DMA of one piece overlaps the host copy of the next (what ``async_tensor_h2d_pipelined``
+  measured: 87-94% of the DMA limit, reports/bench/README.md).
+
+When to wait, when to allocate. Every chunk in flight carries two events on its stream:
+``start`` (recorded before its first copy) and ``done`` (after its last). A chunk is
+reused once ``done`` has completed. When none has, the oldest in-flight chunk decides:
+
+- its ``start`` has completed: the stream is running *our* copies, so waiting for its
+  ``done`` costs at most one chunk's DMA (4 MiB at 55 GB/s: about 76 us), far less than
+  allocating (about 1 ms for 4 MiB): wait. This is what keeps back-to-back calls at the
+  DMA limit without the pool growing.
+- otherwise other work (a kernel, a busy stream) is ahead of our copies and the wait
+  is unbounded: allocate a new chunk, never wait, unless the pool already holds
+  :data:`MAX_RETAINED_BYTES`; only then wait (backpressure, bounded pinned memory).
+
+So a call waits for the stream only for its own running copies (microseconds) or when
+``MAX_RETAINED_BYTES`` of staging is already queued behind other work.
+
+The pool is per device (chunks are allocated with that device current, so no CUDA
+context is created elsewhere) and thread-safe: one lock per pool is held from taking a
+chunk slice until the copy reading it is issued, so no chunk is closed while a copy
+from it is still to be queued. :func:`empty_staging_cache` drops every chunk whose copies
+have completed (``torch.cuda.empty_cache``-like hygiene; the chunks go back to torch's
+caching host allocator, which ``torch._C._host_emptyCache()`` then releases).
+
+The pool is written device-generically: for a host target (the CPU call-trace tests
+under a simulated pinned allocator) there are no streams and every chunk is reusable
+at once.
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import os
+import threading
+from typing import Any, Callable
+
+import torch
+
+__all__ = [
+    "CHUNK_BYTES",
+    "MAX_RETAINED_BYTES",
+    "SMALL_CHUNK_BYTES",
+    "SMALL_MAX_BYTES",
+    "StagingPool",
+    "empty_staging_cache",
+    "pool_for",
+    "staging_stats",
+]
+
+#: Chunk size of the large-payload pool, bytes (the per-chunk design measured best at
+#: 4 MiB chunks: reports/bench/2026-11-30_per-chunk).
+CHUNK_BYTES = 4 << 20
+#: Chunk size of the small-payload pool, bytes: small enough that the first call of a
+#: process pays little for it, large enough for 4096 calls of 64 bytes per event.
+SMALL_CHUNK_BYTES = 256 << 10
+#: Payloads of at most this many bytes are sub-allocated from the small pool.
+SMALL_MAX_BYTES = 32 << 10
+#: Pinned bytes one pool may hold before a call waits for the oldest queued copy
+#: (backpressure); ``H2D_STAGING_MAX_BYTES`` in the environment overrides it.
+MAX_RETAINED_BYTES = int(os.environ.get("H2D_STAGING_MAX_BYTES", 1 << 30))
+#: Sub-allocations start at multiples of this (covers every dtype's alignment).
+ALIGN = 64
+
+
+@functools.lru_cache(maxsize=1024)
+def _contiguous_strides(shape: torch.Size) -> tuple[int, ...]:
+    """C-order strides of ``shape``, in elements."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+class _Chunk:
+    __slots__ = ("block", "start", "done", "stream", "views")
+
+    def __init__(self, block: torch.Tensor) -> None:
+        self.block = block  # uint8, pinned (or pageable where pinning is off), contiguous
+        self.views: dict[torch.dtype, torch.Tensor] = {}  # the block viewed as each dtype staged in it
+        self.start: Any = None  # event recorded before the chunk's first copy of this use
+        self.done: Any = None  # event recorded after its last copy of this use
+        self.stream: Any = None
+
+
+class StagingPool:
+    """Chunks of ``chunk_bytes`` pinned host bytes for staging copies to ``device``.
+
+    Args:
+        device: the target device (``torch.device``) whose streams the copies run on;
+            ``cpu`` for the device-generic path of the call-trace tests.
+        chunk_bytes: size of every chunk, bytes.
+        pin: allocate chunks with ``pin_memory=True`` (False where pinning is unavailable).
+        small: chunks are sub-allocated by many calls (:meth:`small_tensor`), not taken whole.
+        max_retained: bytes of chunks the pool may hold before it waits instead of allocating.
+        clock: streams and events (``stream_key()``, ``current_stream()``, ``event()``);
+            CUDA's for a CUDA device, none for the host (no streams: chunks are free at
+            once); tests pass a simulated one to check the policy on a CPU-only machine.
+
+    Not for direct use: :func:`h2d_impl.async_tensor_h2d` takes chunks under :attr:`lock`.
+    """
+
+    def __init__(self, device: torch.device, chunk_bytes: int, *, pin: bool, small: bool, max_retained: int = MAX_RETAINED_BYTES, clock: Any = None) -> None:
+        self.device = device
+        # A small pool's chunk collects many calls, with any amount of other work queued
+        # between its first and last copy: that its first copy started says nothing about
+        # when its last ends, so a small pool allocates rather than wait (below the cap).
+        self.wait_if_started = not small
+        self.chunk_bytes = chunk_bytes
+        self.pin = pin
+        self.max_retained = max(max_retained, chunk_bytes)
+        self.lock = threading.Lock()
+        self._free: list[_Chunk] = []
+        self._inflight: collections.deque[_Chunk] = collections.deque()
+        self.retained = 0
+        self.allocations = 0
+        self.waits = 0
+        # the open chunk of a small pool: sub-allocated until full or the stream changes
+        self.open: _Chunk | None = None
+        self.open_key: int = 0
+        self.open_off = 0
+        self.clock = clock if clock is not None else (_CudaClock(device) if device.type == "cuda" else None)
+        self.stream_key: Callable[[], int] = self.clock.stream_key if self.clock is not None else (lambda: 0)
+
+    # -- chunks ------------------------------------------------------------------------
+
+    def _alloc(self) -> _Chunk:
+        block = torch.empty(self.chunk_bytes, dtype=torch.uint8, device="cpu", pin_memory=self.pin)
+        self.retained += self.chunk_bytes
+        self.allocations += 1
+        return _Chunk(block)
+
+    def take(self) -> _Chunk:
+        """A chunk no queued copy reads (caller holds :attr:`lock`); marks its start on the current stream."""
+        if self._free:
+            chunk = self._free.pop()
+        elif self.clock is None:
+            chunk = self._alloc()
+        else:
+            oldest = self._inflight[0] if self._inflight else None
+            if oldest is not None and oldest.done.query():
+                chunk = self._inflight.popleft()
+            elif oldest is not None and ((self.wait_if_started and oldest.start.query()) or self.retained + self.chunk_bytes > self.max_retained):
+                # Our own copies are running (a wait of at most one chunk's DMA), or the pool is
+                # full (backpressure): wait for the oldest chunk rather than pin more memory.
+                self.waits += 1
+                oldest.done.synchronize()
+                chunk = self._inflight.popleft()
+            else:
+                chunk = self._alloc()
+        if self.clock is not None:
+            stream = self.clock.current_stream()
+            if chunk.start is None:
+                chunk.start, chunk.done = self.clock.event(), self.clock.event()
+            chunk.start.record(stream)
+            chunk.stream = stream
+        return chunk
+
+    def give_back(self, chunk: _Chunk) -> None:
+        """Mark ``chunk``'s copies issued (caller holds :attr:`lock`): reusable once ``done`` completes."""
+        if self.clock is not None:
+            chunk.done.record(chunk.stream)
+            self._inflight.append(chunk)
+        else:
+            self._free.append(chunk)
+
+    def small_tensor(self, shape: torch.Size, dtype: torch.dtype, nbytes: int) -> torch.Tensor:
+        """A contiguous ``dtype`` tensor of ``shape`` (``nbytes`` bytes) in the open chunk.
+
+        The caller holds :attr:`lock` until the copy reading it is queued. The slice starts
+        at a multiple of :data:`ALIGN`; it is made with one ``as_strided`` of a per-dtype
+        view of the chunk (``block[a:b].view(dtype).view(shape)`` cost 3.5 us on the CPU
+        machine, ``as_strided`` 1.1 us).
+        """
+        key = self.stream_key()
+        chunk = self.open
+        if chunk is None or key != self.open_key or self.open_off + nbytes > self.chunk_bytes:
+            if chunk is not None:
+                self.give_back(chunk)
+            chunk = self.open = self.take()
+            self.open_key, self.open_off = key, 0
+        start = self.open_off
+        self.open_off = start + (nbytes + ALIGN - 1) // ALIGN * ALIGN
+        typed = chunk.views.get(dtype)
+        if typed is None:
+            typed = chunk.views[dtype] = chunk.block.view(dtype)
+        return typed.as_strided(shape, _contiguous_strides(shape), start // dtype.itemsize)
+
+    def trim(self) -> int:
+        """Drop every chunk whose copies have completed (caller holds :attr:`lock`); returns bytes dropped."""
+        if self.open is not None:
+            self.give_back(self.open)
+            self.open = None
+        kept: collections.deque[_Chunk] = collections.deque()
+        dropped = len(self._free)
+        self._free.clear()
+        for chunk in self._inflight:
+            if chunk.done.query():
+                dropped += 1
+            else:
+                kept.append(chunk)
+        self._inflight = kept
+        self.retained -= dropped * self.chunk_bytes
+        return dropped * self.chunk_bytes
+
+    def stats(self) -> dict[str, int]:
+        return {
+            "chunk_bytes": self.chunk_bytes,
+            "retained_bytes": self.retained,
+            "in_flight_chunks": len(self._inflight) + (self.open is not None),
+            "free_chunks": len(self._free),
+            "allocations": self.allocations,
+            "waits": self.waits,
+        }
+
+
+class _CudaClock:
+    """Streams and events of one CUDA device, as the pool needs them."""
+
+    def __init__(self, device: torch.device) -> None:
+        index = device.index
+        self.device = device
+        raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # ~0.2 us; current_stream() ~1 us
+        self.stream_key: Callable[[], int] = (lambda: raw(index)) if raw is not None else (lambda: torch.cuda.current_stream(index).cuda_stream)
+
+    def current_stream(self) -> Any:
+        return torch.cuda.current_stream(self.device)
+
+    def event(self) -> Any:
+        return torch.cuda.Event()
+
+
+_POOLS: dict[tuple[torch.device, int, bool, bool], StagingPool] = {}
+_POOLS_LOCK = threading.Lock()
+
+
+def pool_for(device: torch.device, chunk_bytes: int, pin: bool, *, small: bool) -> StagingPool:
+    """The pool of ``chunk_bytes`` chunks (sub-allocated if ``small``) for copies to ``device``, created on first use."""
+    key = (device, chunk_bytes, pin, small)
+    pool = _POOLS.get(key)
+    if pool is None:
+        with _POOLS_LOCK:
+            pool = _POOLS.get(key) or _POOLS.setdefault(key, StagingPool(device, chunk_bytes, pin=pin, small=small))
+    return pool
+
+
+def empty_staging_cache() -> int:
+    """Release every staging chunk whose copies have completed, in every pool; returns the bytes released.
+
+    Chunks still read by a queued copy stay. The released chunks return to torch's caching
+    host allocator; ``torch._C._host_emptyCache()`` hands them back to the OS.
+    """
+    total = 0
+    for pool in list(_POOLS.values()):
+        with pool.lock:
+            total += pool.trim()
+    return total
+
+
+def staging_stats() -> dict[str, dict[str, int]]:
+    """Per pool (``"cuda:0/4194304"``, ``"cuda:0/262144/small"``: device, chunk bytes, kind): retained bytes, chunks in flight and free, allocations, waits."""
+    return {f"{d}/{c}{'/small' if sm else ''}{'' if p else '/pageable'}": pool.stats() for (d, c, p, sm), pool in list(_POOLS.items())}

@@ -1,0 +1,190 @@
+"""The staging pool's policy (h2d_impl/_staging.py), checked on the CPU with a simulated clock.
+
+Which chunk a call may write is the whole safety argument of the pool: a chunk whose
+queued copy has not run must never be handed out again, or the device reads the next
+call's bytes (wrong tokens). On a GPU the snapshot and back-to-back contracts catch that
+from outside; here :class:`SimStream` (a FIFO of work items that complete only when the
+test says so) and :class:`SimEvent` stand in for CUDA's streams and events, so every
+branch of the policy (reuse, wait for our own running copy, allocate behind other work,
+backpressure at the cap, the small pool's open chunk) is driven deterministically on any
+machine.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from h2d_contracts.h2d_impl import _staging
+from h2d_contracts.h2d_impl._staging import ALIGN, StagingPool
+
+CPU = torch.device("cpu")
+
+
+class SimStream:
+    """A stream: work is enqueued in order and completes, in order, when :meth:`run` says so."""
+
+    def __init__(self, key: int) -> None:
+        self.key = key
+        self.enqueued = 0
+        self.completed = 0
+
+    def enqueue(self) -> int:
+        self.enqueued += 1
+        return self.enqueued
+
+    def run(self, upto: int | None = None) -> None:
+        self.completed = self.enqueued if upto is None else max(self.completed, upto)
+
+
+class SimEvent:
+    def __init__(self, clock: "SimClock") -> None:
+        self.clock = clock
+        self.stream: SimStream | None = None
+        self.pos = 0
+
+    def record(self, stream: SimStream) -> None:
+        self.stream, self.pos = stream, stream.enqueue()
+
+    def query(self) -> bool:
+        return self.stream is None or self.stream.completed >= self.pos
+
+    def synchronize(self) -> None:
+        self.clock.waits.append(self.pos)
+        if self.stream is not None:
+            self.stream.run(self.pos)
+
+
+class SimClock:
+    """Streams and events for :class:`StagingPool`; ``current`` is the current stream."""
+
+    def __init__(self) -> None:
+        self.current = SimStream(1)
+        self.waits: list[int] = []
+
+    def stream_key(self) -> int:
+        return self.current.key
+
+    def current_stream(self) -> SimStream:
+        return self.current
+
+    def event(self) -> SimEvent:
+        return SimEvent(self)
+
+
+def _pool(*, small: bool = False, chunk: int = 64, cap: int = 1 << 20) -> tuple[StagingPool, SimClock]:
+    clock = SimClock()
+    return StagingPool(CPU, chunk, pin=False, small=small, max_retained=cap, clock=clock), clock
+
+
+def _use(pool: StagingPool, clock: SimClock):
+    """Take a chunk, queue one copy reading it, give it back (what the chunked path does per piece)."""
+    chunk = pool.take()
+    clock.current.enqueue()  # the DMA reading the chunk
+    pool.give_back(chunk)
+    return chunk
+
+
+def test_a_queued_chunk_is_not_reused_behind_other_work():
+    """Behind a busy stream (work ahead of our copy), a new chunk is allocated: no wait, no reuse."""
+    pool, clock = _pool()
+    clock.current.enqueue()  # a long kernel ahead of everything
+    a = _use(pool, clock)
+    b = pool.take()
+    assert b is not a and pool.allocations == 2 and not clock.waits
+
+
+def test_a_finished_chunk_is_reused():
+    pool, clock = _pool()
+    a = _use(pool, clock)
+    clock.current.run()
+    assert pool.take() is a and pool.allocations == 1 and not clock.waits
+
+
+def test_waits_only_for_its_own_running_copy():
+    """The oldest chunk's copy has started (the work before it ran): wait for it (one chunk's DMA), do not allocate."""
+    pool, clock = _pool()
+    a = _use(pool, clock)
+    clock.current.run(a.start.pos)  # the stream reached our copy; it is running
+    assert pool.take() is a and pool.allocations == 1
+    assert len(clock.waits) == 1
+
+
+def test_small_pool_never_waits_below_the_cap():
+    """A small pool's chunk spans other work between its copies: its start says nothing; allocate instead of waiting."""
+    pool, clock = _pool(small=True)
+    a = _use(pool, clock)
+    clock.current.run(a.start.pos)
+    assert pool.take() is not a and pool.allocations == 2 and not clock.waits
+
+
+@pytest.mark.parametrize("small", [False, True])
+def test_backpressure_at_the_cap(small):
+    """With max_retained bytes of chunks all queued behind other work, the next take waits for the oldest."""
+    pool, clock = _pool(small=small, chunk=64, cap=128)
+    clock.current.enqueue()
+    a = _use(pool, clock)
+    _use(pool, clock)
+    assert pool.retained == 128
+    assert pool.take() is a and pool.allocations == 2 and len(clock.waits) == 1
+
+
+def test_small_slices_are_disjoint_aligned_and_close_on_stream_change():
+    pool, clock = _pool(small=True, chunk=512)
+    clock.current.enqueue()  # keep every chunk queued
+    spans = []
+    for nbytes in (1, 7, 64, 65, 3):
+        view = pool.small_tensor(torch.Size([nbytes]), torch.uint8, nbytes)
+        assert view.numel() == nbytes and (view.storage_offset() % ALIGN == 0)
+        spans.append((view.untyped_storage().data_ptr(), view.storage_offset(), nbytes))
+    assert len({s[0] for s in spans}) == 1  # one chunk so far
+    ends = sorted((o, o + n) for _, o, n in spans)
+    assert all(e0 <= s1 for (_, e0), (s1, _) in zip(ends, ends[1:])), ends  # disjoint
+    first = pool.open
+    clock.current = SimStream(2)  # another current stream: the open chunk is closed on its own stream
+    pool.small_tensor(torch.Size([8]), torch.uint8, 8)
+    assert pool.open is not first and first.done.stream.key == 1 and not first.done.query()
+    # a full chunk is closed too
+    second = pool.open
+    pool.small_tensor(torch.Size([500]), torch.uint8, 500)  # does not fit after the first slice
+    assert pool.open is not second
+
+
+def test_a_small_slice_is_never_handed_out_twice_while_queued():
+    """Back to back behind a busy stream: every slice is new memory until its chunk's copies ran."""
+    pool, clock = _pool(small=True, chunk=128)
+    clock.current.enqueue()
+    seen = set()
+    for _ in range(40):
+        v = pool.small_tensor(torch.Size([6]), torch.float32, 24)
+        key = (v.untyped_storage().data_ptr() + 4 * v.storage_offset(),)
+        assert key not in seen
+        seen.add(key)
+        clock.current.enqueue()
+
+
+def test_trim_drops_only_finished_chunks():
+    pool, clock = _pool()
+    a = _use(pool, clock)
+    clock.current.enqueue()  # work ahead of b's copy: b is a new chunk
+    _use(pool, clock)
+    clock.current.run(a.done.pos)  # a's copy ran, b's did not
+    assert pool.trim() == 64 and pool.retained == 64 and pool.stats()["in_flight_chunks"] == 1
+    assert a not in list(pool._inflight)
+
+
+def test_host_pool_reuses_at_once():
+    """Without a clock (host target: copies are synchronous) the same chunk serves every piece."""
+    pool = StagingPool(CPU, 32, pin=False, small=False)
+    a = pool.take()
+    pool.give_back(a)
+    assert pool.take() is a and pool.allocations == 1
+
+
+def test_empty_staging_cache_and_stats(monkeypatch):
+    monkeypatch.setattr(_staging, "_POOLS", {})
+    pool = _staging.pool_for(CPU, 32, False, small=True)
+    assert _staging.pool_for(CPU, 32, False, small=True) is pool
+    pool.small_tensor(torch.Size([2, 2]), torch.uint8, 4)
+    assert _staging.staging_stats() == {"cpu/32/small/pageable": pool.stats()}
+    assert _staging.empty_staging_cache() == 32 and pool.retained == 0
