@@ -53,8 +53,12 @@ def mixed_inputs(seed: int, count: int = 8) -> list[tuple[Any, torch.Tensor]]:
     return pairs
 
 
-def quiescent_bytes(device: torch.device) -> tuple[int, int]:
+def quiescent_bytes(device: torch.device, empty_cache: Callable[[], Any] | None = None) -> tuple[int, int]:
     """(pinned host bytes, device bytes) held by live tensors, read when nothing is in flight.
+
+    ``empty_cache``: the target's own cache release (:attr:`Target.empty_cache`, e.g. the
+    reference's staging pool), called first: its cached chunks are then returned to torch's
+    host allocator and released with torch's cache below.
 
     After ``synchronize(device)`` every queued copy is done, but the caching host
     allocator counts a freed pinned block as in use until it processes the block's
@@ -74,6 +78,8 @@ def quiescent_bytes(device: torch.device) -> tuple[int, int]:
     probe reading is kept.
     """
     synchronize(device)
+    if empty_cache is not None:
+        empty_cache()
     empty_host_cache = getattr(torch._C, "_host_emptyCache", None)
     if empty_host_cache is not None:
         empty_host_cache()
@@ -113,7 +119,7 @@ def check_resource_hygiene(
         if device.type != "cuda" or not torch.cuda.is_available():
             raise NotApplicable("hygiene: measures the CUDA caching allocators; needs a CUDA device")
         target.require("cuda", "hygiene")
-        measure = quiescent_bytes
+        measure = lambda d: quiescent_bytes(d, target.empty_cache)  # noqa: E731
     inputs = mixed_inputs(seed=1234)
     buf = None
     if "buffer" in target.capabilities:

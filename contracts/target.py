@@ -85,6 +85,11 @@ class Target:
         notes: free text for reports (e.g. how the adapter maps an old signature).
         spec: the ``--h2d-impl`` string that loads this target (set by :func:`load_target`):
             what a contract run in a fresh process (``device-hygiene``) loads.
+        empty_cache: releases the target's own caches of pinned host or device memory
+            (a staging pool), as ``torch._C._host_emptyCache()`` does for torch's; None
+            if it keeps none. The hygiene contract calls it at quiescence before reading
+            memory, so a bounded cache is not taken for a leak and memory something
+            still references is.
     """
 
     name: str
@@ -96,6 +101,7 @@ class Target:
     version: str = "unknown"
     notes: str = ""
     spec: str = ""
+    empty_cache: Callable[[], Any] | None = None
 
     def __post_init__(self) -> None:
         unknown = set(self.capabilities) - CAPABILITIES
@@ -158,6 +164,7 @@ def _reference() -> Target:
         pin_memory_available=h2d_impl.pin_memory_available,
         version=h2d_impl.__version__,
         notes="h2d_impl, the kit's embedded reference",
+        empty_cache=h2d_impl.empty_staging_cache,
     )
 
 

@@ -242,11 +242,12 @@ def as_source_tensor(data: Any, *, infer_dtype: bool = True) -> tuple[torch.Tens
         if data.is_nested or data.layout != torch.strided:
             layout = "nested" if data.is_nested else data.layout
             raise TypeError(f"data has layout {layout}; only strided (dense) tensors are accepted")
-        if data.device.type != "cpu":
+        if not data.is_cpu:
             raise ValueError(f"data must be a host (CPU) tensor, got data.device={data.device}")
         if data.dtype not in SUPPORTED_DTYPES:
             raise TypeError(f"data has dtype {data.dtype}, which the reference cannot copy")
-        return data.detach(), data.dtype
+        # detach only what autograd tracks (~0.3 us a call otherwise): the source is only read
+        return (data.detach() if data.requires_grad else data), data.dtype
     if isinstance(data, np.ndarray):
         source = _numpy_to_tensor(data)
         return source, source.dtype

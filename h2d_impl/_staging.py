@@ -20,10 +20,13 @@ When to wait, when to allocate. Every chunk in flight carries two events on its 
 ``start`` (recorded before its first copy) and ``done`` (after its last). A chunk is
 reused once ``done`` has completed. When none has, the oldest in-flight chunk decides:
 
-- its ``start`` has completed: the stream is running *our* copies, so waiting for its
-  ``done`` costs at most one chunk's DMA (4 MiB at 55 GB/s: about 76 us), far less than
-  allocating (about 1 ms for 4 MiB): wait. This is what keeps back-to-back calls at the
-  DMA limit without the pool growing.
+- while the pool holds less than ``max(MIN_DEPTH_BYTES, the call's payload)``: allocate.
+  A call can always stage its whole payload without waiting, and back-to-back calls keep
+  16 chunks in flight, enough for the host copy to overlap the DMA.
+- beyond that, if the oldest's ``start`` has completed, the stream is running *our*
+  copies, so waiting for its ``done`` costs at most one chunk's DMA (4 MiB at 55 GB/s:
+  about 76 us), far less than allocating (1-2 ms for 4 MiB behind a busy stream on the
+  H200): wait. This keeps back-to-back calls at the DMA limit without the pool growing.
 - otherwise other work (a kernel, a busy stream) is ahead of our copies and the wait
   is unbounded: allocate a new chunk, never wait, unless the pool already holds
   :data:`MAX_RETAINED_BYTES`; only then wait (backpressure, bounded pinned memory).
@@ -56,6 +59,7 @@ import torch
 __all__ = [
     "CHUNK_BYTES",
     "MAX_RETAINED_BYTES",
+    "MIN_DEPTH_BYTES",
     "SMALL_CHUNK_BYTES",
     "SMALL_MAX_BYTES",
     "StagingPool",
@@ -70,8 +74,17 @@ CHUNK_BYTES = 4 << 20
 #: Chunk size of the small-payload pool, bytes: small enough that the first call of a
 #: process pays little for it, large enough for 4096 calls of 64 bytes per event.
 SMALL_CHUNK_BYTES = 256 << 10
+#: Retained bytes at which a small pool waits for its oldest chunk (backpressure): about
+#: a quarter of a million small calls queued and not yet run.
+SMALL_MAX_RETAINED_BYTES = 64 << 20
 #: Payloads of at most this many bytes are sub-allocated from the small pool.
 SMALL_MAX_BYTES = 32 << 10
+#: Below this many retained bytes (and below the current call's payload) a pool allocates
+#: a chunk rather than wait for its oldest: 16 chunks of 4 MiB keep about 1.2 ms of DMA
+#: queued (55 GB/s) while the host stages the next piece. At 68a8095 the pool waited as
+#: soon as its oldest copy had started, held one or two chunks, serialised host copy
+#: and DMA, and reached 15-17 GB/s at every size (H200, reports/gpu/2026-12-01_h200_68a8095_*).
+MIN_DEPTH_BYTES = 64 << 20
 #: Pinned bytes one pool may hold before a call waits for the oldest queued copy
 #: (backpressure); ``H2D_STAGING_MAX_BYTES`` in the environment overrides it.
 MAX_RETAINED_BYTES = int(os.environ.get("H2D_STAGING_MAX_BYTES", 1 << 30))
@@ -147,17 +160,26 @@ class StagingPool:
         self.allocations += 1
         return _Chunk(block)
 
-    def take(self) -> _Chunk:
-        """A chunk no queued copy reads (caller holds :attr:`lock`); marks its start on the current stream."""
+    def take(self, want: int = 0) -> _Chunk:
+        """A chunk no queued copy reads (caller holds :attr:`lock`); marks its start on the current stream.
+
+        ``want``: bytes of the call this chunk serves (its whole payload). Below
+        ``max(MIN_DEPTH_BYTES, want)`` retained bytes the pool allocates rather than waits,
+        so one call can always be staged whole without waiting (a call behind a busy
+        stream reuses what its predecessors allocated) and back-to-back calls keep enough
+        chunks in flight for the host copy to overlap the DMA. ``max_retained`` bounds
+        it: a payload larger than that waits for its own earlier pieces.
+        """
         if self._free:
             chunk = self._free.pop()
         elif self.clock is None:
             chunk = self._alloc()
         else:
             oldest = self._inflight[0] if self._inflight else None
+            grow = self.retained + self.chunk_bytes
             if oldest is not None and oldest.done.query():
                 chunk = self._inflight.popleft()
-            elif oldest is not None and ((self.wait_if_started and oldest.start.query()) or self.retained + self.chunk_bytes > self.max_retained):
+            elif oldest is not None and grow > min(max(MIN_DEPTH_BYTES, want), self.max_retained) and ((self.wait_if_started and oldest.start.query()) or grow > self.max_retained):
                 # Our own copies are running (a wait of at most one chunk's DMA), or the pool is
                 # full (backpressure): wait for the oldest chunk rather than pin more memory.
                 self.waits += 1
@@ -257,7 +279,8 @@ def pool_for(device: torch.device, chunk_bytes: int, pin: bool, *, small: bool) 
     pool = _POOLS.get(key)
     if pool is None:
         with _POOLS_LOCK:
-            pool = _POOLS.get(key) or _POOLS.setdefault(key, StagingPool(device, chunk_bytes, pin=pin, small=small))
+            cap = SMALL_MAX_RETAINED_BYTES if small else MAX_RETAINED_BYTES
+            pool = _POOLS.get(key) or _POOLS.setdefault(key, StagingPool(device, chunk_bytes, pin=pin, small=small, max_retained=cap))
     return pool
 
 

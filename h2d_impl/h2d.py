@@ -319,11 +319,12 @@ def _copy_chunked(source: torch.Tensor, dtype: torch.dtype, target: torch.device
     if row_bytes > chunk_bytes:
         return dst.copy_(_stage(source, dtype, pin=pin), non_blocking=True)
     step = chunk_bytes // row_bytes
+    nbytes = src.numel() * dtype.itemsize
     pool = _staging.pool_for(target, chunk_bytes, pin, small=False)
     with pool.lock:
         for start in range(0, src.shape[0], step):
             piece = src[start : start + step]
-            chunk = pool.take()
+            chunk = pool.take(nbytes)
             staging = chunk.block[: piece.numel() * dtype.itemsize].view(dtype).view(piece.shape)
             staging.copy_(piece)
             dst_view[start : start + step].copy_(staging, non_blocking=True)

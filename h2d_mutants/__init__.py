@@ -51,6 +51,7 @@ def _target(name: str, fn: Callable[..., torch.Tensor] | None = None, *, buffer_
         pin_memory_available=h2d_impl.pin_memory_available,
         version="mutant",
         spec=f"h2d_contracts.h2d_mutants:{name}",  # what a fresh process loads (the device-hygiene contract)
+        empty_cache=h2d_impl.empty_staging_cache,
     )
 
 

@@ -101,8 +101,21 @@ def test_a_finished_chunk_is_reused():
     assert pool.take() is a and pool.allocations == 1 and not clock.waits
 
 
-def test_waits_only_for_its_own_running_copy():
-    """The oldest chunk's copy has started (the work before it ran): wait for it (one chunk's DMA), do not allocate."""
+def test_below_the_depth_it_allocates_rather_than_waits():
+    """Fewer than MIN_DEPTH_BYTES (or the call's payload) retained: allocate, even when the oldest copy is running."""
+    pool, clock = _pool()
+    a = _use(pool, clock)
+    clock.current.run(a.start.pos)
+    assert pool.take() is not a and pool.allocations == 2 and not clock.waits
+    pool2, clock2 = _pool(cap=1 << 20)
+    b = _use(pool2, clock2)
+    clock2.current.run(b.start.pos)
+    assert pool2.take(want=1 << 20) is not b  # the call's own payload is a budget too
+
+
+def test_waits_only_for_its_own_running_copy(monkeypatch):
+    """Past the depth, the oldest chunk's copy has started (the work before it ran): wait for it (one chunk's DMA), do not allocate."""
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
     pool, clock = _pool()
     a = _use(pool, clock)
     clock.current.run(a.start.pos)  # the stream reached our copy; it is running
@@ -110,8 +123,9 @@ def test_waits_only_for_its_own_running_copy():
     assert len(clock.waits) == 1
 
 
-def test_small_pool_never_waits_below_the_cap():
+def test_small_pool_never_waits_below_the_cap(monkeypatch):
     """A small pool's chunk spans other work between its copies: its start says nothing; allocate instead of waiting."""
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
     pool, clock = _pool(small=True)
     a = _use(pool, clock)
     clock.current.run(a.start.pos)
