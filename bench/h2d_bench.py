@@ -3,7 +3,7 @@
 Patterns (each a function ``(payload, device) -> device tensor``):
 
 - ``reference``: ``h2d_impl.async_tensor_h2d`` (the event-tracked staging pool: slices of a
-  shared chunk up to 32 KiB, 4 MiB pieces above; ``async_tensor_h2d_pipelined`` is now an
+  shared chunk up to 256 KiB, 4 MiB pieces above; ``async_tensor_h2d_pipelined`` is now an
   alias of it)
 - ``naive``: ``tensor.to(device, non_blocking=True)`` from pageable memory
 - ``pin_memory``: ``tensor.pin_memory().to(device, non_blocking=True)``

@@ -7,7 +7,7 @@ blocks that were rarely free again by the next call, so steady-state throughput 
 41-58% of the pinned DMA limit while each miss paid a fresh ``cudaHostAlloc``
 (about 0.25 ms per MiB). This pool serves fixed-size chunks instead:
 
-- **Small payloads** (at most :data:`SMALL_MAX_BYTES`) are sub-allocated, 64-byte
+- **Small payloads** (at most :data:`SMALL_MAX_BYTES`, 256 KiB) are sub-allocated, 64-byte
   aligned, from one open chunk of :data:`SMALL_CHUNK_BYTES`; the chunk is closed (one
   event recorded) when it is full or the current stream changes, so a small call records
   no event and allocates nothing.
@@ -20,7 +20,10 @@ When to wait, when to allocate. Every chunk in flight carries two events on its 
 ``start`` (recorded before its first copy) and ``done`` (after its last). A chunk is
 reused once ``done`` has completed. When none has, the oldest in-flight chunk decides:
 
-- while the pool holds less than ``max(MIN_DEPTH_BYTES, the call's payload)``: allocate.
+- while the pool holds less than the call's payload, it allocates even if a finished chunk
+  exists: it comes to hold the largest payload seen (up to the cap), so a later call of
+  that size behind a busy stream finds every chunk it needs.
+- while it holds less than ``max(MIN_DEPTH_BYTES, the call's payload)``: allocate.
   A call can always stage its whole payload without waiting, and back-to-back calls keep
   16 chunks in flight, enough for the host copy to overlap the DMA.
 - beyond that, if the oldest's ``start`` has completed, the stream is running *our*
@@ -71,14 +74,14 @@ __all__ = [
 #: Chunk size of the large-payload pool, bytes (the per-chunk design measured best at
 #: 4 MiB chunks: reports/bench/2026-11-30_per-chunk).
 CHUNK_BYTES = 4 << 20
-#: Chunk size of the small-payload pool, bytes: small enough that the first call of a
-#: process pays little for it, large enough for 4096 calls of 64 bytes per event.
-SMALL_CHUNK_BYTES = 256 << 10
+#: Chunk size of the small-payload pool, bytes: one ``cudaHostAlloc`` of about 1 ms on
+#: the H200 for the first call of a process, 16,384 calls of 64 bytes per event.
+SMALL_CHUNK_BYTES = 1 << 20
 #: Retained bytes at which a small pool waits for its oldest chunk (backpressure): about
 #: a quarter of a million small calls queued and not yet run.
 SMALL_MAX_RETAINED_BYTES = 64 << 20
 #: Payloads of at most this many bytes are sub-allocated from the small pool.
-SMALL_MAX_BYTES = 32 << 10
+SMALL_MAX_BYTES = 256 << 10
 #: Below this many retained bytes (and below the current call's payload) a pool allocates
 #: a chunk rather than wait for its oldest: 16 chunks of 4 MiB keep about 1.2 ms of DMA
 #: queued (55 GB/s) while the host stages the next piece. At 68a8095 the pool waited as
@@ -111,6 +114,14 @@ class _Chunk:
         self.start: Any = None  # event recorded before the chunk's first copy of this use
         self.done: Any = None  # event recorded after its last copy of this use
         self.stream: Any = None
+
+    def tensor(self, shape: torch.Size, dtype: torch.dtype, start: int = 0) -> torch.Tensor:
+        """A contiguous ``dtype`` tensor of ``shape`` in this chunk, from byte ``start`` (a multiple of the itemsize)."""
+        typed = self.views.get(dtype)
+        if typed is None:
+            whole = self.block.numel() - self.block.numel() % dtype.itemsize  # tests use odd chunk sizes
+            typed = self.views[dtype] = self.block[:whole].view(dtype)
+        return typed.as_strided(shape, _contiguous_strides(shape), start // dtype.itemsize)
 
 
 class StagingPool:
@@ -163,8 +174,10 @@ class StagingPool:
     def take(self, want: int = 0) -> _Chunk:
         """A chunk no queued copy reads (caller holds :attr:`lock`); marks its start on the current stream.
 
-        ``want``: bytes of the call this chunk serves (its whole payload). Below
-        ``max(MIN_DEPTH_BYTES, want)`` retained bytes the pool allocates rather than waits,
+        ``want``: bytes of the call this chunk serves (its whole payload). Below ``want``
+        retained bytes the pool allocates, reusable chunks or not (it comes to hold the
+        largest payload seen, up to ``max_retained``). Below
+        ``max(MIN_DEPTH_BYTES, want)`` retained bytes it allocates rather than waits,
         so one call can always be staged whole without waiting (a call behind a busy
         stream reuses what its predecessors allocated) and back-to-back calls keep enough
         chunks in flight for the host copy to overlap the DMA. ``max_retained`` bounds
@@ -177,7 +190,13 @@ class StagingPool:
         else:
             oldest = self._inflight[0] if self._inflight else None
             grow = self.retained + self.chunk_bytes
-            if oldest is not None and oldest.done.query():
+            if grow <= min(want, self.max_retained):
+                # The pool holds less than this call's payload: grow now, even where a finished
+                # chunk could be reused, so the next call of this size finds its whole payload's
+                # chunks (an idle stream recycles two or three; behind a busy stream the rest
+                # were fresh cudaHostAllocs: 8.4 ms for 64 MiB at 98b4920 on the H200).
+                chunk = self._alloc()
+            elif oldest is not None and oldest.done.query():
                 chunk = self._inflight.popleft()
             elif oldest is not None and grow > min(max(MIN_DEPTH_BYTES, want), self.max_retained) and ((self.wait_if_started and oldest.start.query()) or grow > self.max_retained):
                 # Our own copies are running (a wait of at most one chunk's DMA), or the pool is
@@ -220,10 +239,7 @@ class StagingPool:
             self.open_key, self.open_off = key, 0
         start = self.open_off
         self.open_off = start + (nbytes + ALIGN - 1) // ALIGN * ALIGN
-        typed = chunk.views.get(dtype)
-        if typed is None:
-            typed = chunk.views[dtype] = chunk.block.view(dtype)
-        return typed.as_strided(shape, _contiguous_strides(shape), start // dtype.itemsize)
+        return chunk.tensor(shape, dtype, start)
 
     def trim(self) -> int:
         """Drop every chunk whose copies have completed (caller holds :attr:`lock`); returns bytes dropped."""

@@ -325,7 +325,7 @@ def _copy_chunked(source: torch.Tensor, dtype: torch.dtype, target: torch.device
         for start in range(0, src.shape[0], step):
             piece = src[start : start + step]
             chunk = pool.take(nbytes)
-            staging = chunk.block[: piece.numel() * dtype.itemsize].view(dtype).view(piece.shape)
+            staging = chunk.tensor(piece.shape, dtype)
             staging.copy_(piece)
             dst_view[start : start + step].copy_(staging, non_blocking=True)
             pool.give_back(chunk)
@@ -369,7 +369,7 @@ def async_tensor_h2d(
           into pinned chunks of the per-device staging pool (converted to the target
           dtype on the host) and copied with ``non_blocking=True`` on the target device's
           current stream. The source may be overwritten as soon as the call returns (the
-          copy reads the staging chunk, a snapshot). Payloads up to 32 KiB take a slice of
+          copy reads the staging chunk, a snapshot). Payloads up to 256 KiB take a slice of
           a shared chunk; larger ones go in 4 MiB pieces, each DMA'd once staged, so the
           DMA overlaps the host copy. A chunk is reused only after a CUDA event says its
           copies ran; the host waits only for its own copies already running on the DMA

@@ -78,12 +78,11 @@ def test_large_payload_is_chunked(cuda_device):
     assert torch.equal(result.cpu(), data)
     torch.cuda.synchronize(cuda_device)
     pool = _staging.pool_for(torch.device(cuda_device), _staging.CHUNK_BYTES, True, small=False)
-    before = pool.stats()["allocations"]
-    for _ in range(20):  # 320 MiB back to back: the chunks come back as their copies finish
+    for _ in range(20):  # 320 MiB back to back on an idle stream: chunks come back as their copies finish
         h2d_impl.async_tensor_h2d(data, cuda_device)
     torch.cuda.synchronize(cuda_device)
-    grew = pool.stats()["allocations"] - before
-    assert grew <= 4, f"{grew} new chunks for 20 back-to-back 16 MiB calls on an idle stream: {pool.stats()}"
+    bound = min(max(_staging.MIN_DEPTH_BYTES, nbytes), _staging.MAX_RETAINED_BYTES)
+    assert pool.stats()["retained_bytes"] <= max(bound, nbytes), f"the pool grew past max(MIN_DEPTH_BYTES, payload) on an idle stream: {pool.stats()}"
 
 
 def test_pinned_view_with_gaps_is_gathered_on_the_device(cuda_device):

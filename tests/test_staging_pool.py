@@ -101,6 +101,17 @@ def test_a_finished_chunk_is_reused():
     assert pool.take() is a and pool.allocations == 1 and not clock.waits
 
 
+def test_it_grows_to_hold_a_whole_payload():
+    """A call of ``want`` bytes grows the pool to ``want`` even where a finished chunk could be reused (so the next call of
+    that size behind a busy stream finds all its chunks), but never past the cap."""
+    pool, clock = _pool(cap=192)
+    a = _use(pool, clock)
+    clock.current.run()
+    assert pool.take(want=128) is not a and pool.allocations == 2
+    assert pool.take(want=1 << 20) is not a and pool.allocations == 3  # up to the cap (192 = 3 chunks)
+    assert pool.take(want=1 << 20) is a and pool.allocations == 3  # at the cap: the finished chunk
+
+
 def test_below_the_depth_it_allocates_rather_than_waits():
     """Fewer than MIN_DEPTH_BYTES (or the call's payload) retained: allocate, even when the oldest copy is running."""
     pool, clock = _pool()
