@@ -55,6 +55,7 @@ import collections
 import functools
 import os
 import threading
+import time
 from typing import Any, Callable
 
 import torch
@@ -91,6 +92,10 @@ MIN_DEPTH_BYTES = 64 << 20
 #: Pinned bytes one pool may hold before a call waits for the oldest queued copy
 #: (backpressure); ``H2D_STAGING_MAX_BYTES`` in the environment overrides it.
 MAX_RETAINED_BYTES = int(os.environ.get("H2D_STAGING_MAX_BYTES", 1 << 30))
+#: Diagnostics: a file to which every ``take`` slower than 0.5 ms appends one line (branch,
+#: retained bytes, queue length, the oldest chunk's state), and ``_copy_chunked`` a phase
+#: breakdown of every call slower than 5 ms. Off unless ``H2D_STAGING_TRACE`` is set.
+TRACE_PATH = os.environ.get("H2D_STAGING_TRACE")
 #: Sub-allocations start at multiples of this (covers every dtype's alignment).
 ALIGN = 64
 
@@ -183,6 +188,23 @@ class StagingPool:
         chunks in flight for the host copy to overlap the DMA. ``max_retained`` bounds
         it: a payload larger than that waits for its own earlier pieces.
         """
+        if TRACE_PATH:
+            return self._traced_take(want)
+        return self._take(want)
+
+    def _traced_take(self, want: int) -> _Chunk:
+        oldest = self._inflight[0] if self._inflight else None
+        state = "none" if oldest is None else f"done={oldest.done.query()} started={oldest.start.query()}"
+        before = (self.retained, len(self._inflight), self.allocations, self.waits)
+        t0 = time.perf_counter()
+        chunk = self._take(want)
+        ms = (time.perf_counter() - t0) * 1e3
+        if ms > 0.5:
+            branch = "alloc" if self.allocations > before[2] else "wait" if self.waits > before[3] else "reuse"
+            trace(f"take {ms:.2f} ms {branch} want={want} retained={before[0]} inflight={before[1]} oldest[{state}] chunk={self.chunk_bytes}")
+        return chunk
+
+    def _take(self, want: int) -> _Chunk:
         if self._free:
             chunk = self._free.pop()
         elif self.clock is None:
@@ -267,6 +289,12 @@ class StagingPool:
             "allocations": self.allocations,
             "waits": self.waits,
         }
+
+
+def trace(line: str) -> None:
+    """Append ``line`` to :data:`TRACE_PATH` (diagnostics only)."""
+    with open(TRACE_PATH, "a") as fh:  # type: ignore[arg-type]
+        fh.write(f"{time.time():.6f} pid={os.getpid()} {line}\n")
 
 
 class _CudaClock:

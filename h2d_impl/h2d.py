@@ -310,6 +310,8 @@ def _copy_chunked(source: torch.Tensor, dtype: torch.dtype, target: torch.device
     piece i+1. A row larger than a chunk (a rare shape) is staged whole in one block of
     torch's caching host allocator.
     """
+    if _staging.TRACE_PATH:
+        return _traced_copy_chunked(source, dtype, target, out, chunk_bytes, pin=pin)
     dst = out if out is not None else torch.empty(source.shape, dtype=dtype, device=target)
     if source.is_contiguous() and dst.is_contiguous():
         src, dst_view = source.reshape(-1), dst.view(-1)
@@ -329,6 +331,47 @@ def _copy_chunked(source: torch.Tensor, dtype: torch.dtype, target: torch.device
             staging.copy_(piece)
             dst_view[start : start + step].copy_(staging, non_blocking=True)
             pool.give_back(chunk)
+    return dst
+
+
+def _traced_copy_chunked(source: torch.Tensor, dtype: torch.dtype, target: torch.device, out: torch.Tensor | None, chunk_bytes: int, *, pin: bool) -> torch.Tensor:
+    """:func:`_copy_chunked` with a phase breakdown written to ``H2D_STAGING_TRACE`` when the call takes over 5 ms (diagnostics)."""
+    import time
+
+    t = {"dst": 0.0, "take": 0.0, "host": 0.0, "dma": 0.0, "back": 0.0}
+    t0 = time.perf_counter()
+    dst = out if out is not None else torch.empty(source.shape, dtype=dtype, device=target)
+    t["dst"] = time.perf_counter() - t0
+    if source.is_contiguous() and dst.is_contiguous():
+        src, dst_view = source.reshape(-1), dst.view(-1)
+    else:
+        src, dst_view = source, dst
+    row_bytes = (src[0].numel() if src.dim() > 1 else 1) * dtype.itemsize
+    if row_bytes > chunk_bytes:
+        return dst.copy_(_stage(source, dtype, pin=pin), non_blocking=True)
+    step = chunk_bytes // row_bytes
+    nbytes = src.numel() * dtype.itemsize
+    pool = _staging.pool_for(target, chunk_bytes, pin, small=False)
+    with pool.lock:
+        for start in range(0, src.shape[0], step):
+            piece = src[start : start + step]
+            a = time.perf_counter()
+            chunk = pool.take(nbytes)
+            b = time.perf_counter()
+            staging = chunk.tensor(piece.shape, dtype)
+            staging.copy_(piece)
+            c = time.perf_counter()
+            dst_view[start : start + step].copy_(staging, non_blocking=True)
+            d = time.perf_counter()
+            pool.give_back(chunk)
+            e = time.perf_counter()
+            t["take"] += b - a
+            t["host"] += c - b
+            t["dma"] += d - c
+            t["back"] += e - d
+    total = (time.perf_counter() - t0) * 1e3
+    if total > 5:
+        _staging.trace(f"copy_chunked {total:.2f} ms {nbytes} B: " + " ".join(f"{k}={v * 1e3:.2f}" for k, v in t.items()) + f" {pool.stats()}")
     return dst
 
 
