@@ -1104,10 +1104,21 @@ def prop_snapshot(target: Target, device: torch.device, **overrides: Any) -> Non
 
 
 def prop_back_to_back(target: Target, device: torch.device, **overrides: Any) -> None:
-    """snapshot: two calls queued behind a busy stream both land intact (no staging buffer reused too early)."""
+    """snapshot: two calls queued behind a busy stream both land intact (no staging buffer reused too early).
+
+    Drawn calls (small lists and arrays) and, one draw in two, a 1 or 8 MiB array: staging
+    pools often serve large payloads from other blocks than small ones (the reference: a
+    shared chunk up to 256 KiB, whole blocks above), and a block reused while its copy is
+    queued shows only with a payload that takes one.
+    """
     cg.requires_cuda(target, "snapshot", device)
+    import numpy as np
 
     def body(data: st.DataObject) -> None:
+        large = data.draw(st.sampled_from([0, 1 << 20, 8 << 20]) if data.draw(st.booleans(), label="large") else st.just(0), label="large payload bytes")
+        if large:
+            cg.check_back_to_back(target, np.arange(large // 4, dtype=np.int32), {"device": device})
+            return
         call = data.draw(hs.h2d_calls(device, kinds=("list", "ndarray"), out=None if "out" in target.capabilities else False, shape=hs.shapes(min_dims=1, min_side=1)), label="call")
         cg.check_back_to_back(target, call.data, call.kwargs)
 

@@ -1,52 +1,53 @@
-"""Pinned staging pool: page-locked chunks reused only after a completion event says their copy ran.
+"""Pinned staging pools: page-locked chunks and blocks reused only after a completion event says their copy ran.
 
 Why not torch's caching host allocator (CHA) per call, as vLLM does: on the H200
 (reports/bench/2026-12-01_h200_a08431b) a ``torch.empty(..., pin_memory=True)`` cost about
 7 us of a 21 us small call, and back-to-back large calls asked it for whole-payload
 blocks that were rarely free again by the next call, so steady-state throughput fell to
 41-58% of the pinned DMA limit while each miss paid a fresh ``cudaHostAlloc``
-(about 0.25 ms per MiB). This pool serves fixed-size chunks instead:
+(about 0.25-0.5 ms per MiB). These pools recycle instead:
 
 - **Small payloads** (at most :data:`SMALL_MAX_BYTES`, 256 KiB) are sub-allocated, 64-byte
   aligned, from one open chunk of :data:`SMALL_CHUNK_BYTES`; the chunk is closed (one
   event recorded) when it is full or the current stream changes, so a small call records
   no event and allocates nothing.
-- **Large payloads** are cut into pieces of at most :data:`CHUNK_BYTES`, each staged in
-  its own chunk and copied with ``non_blocking=True`` as soon as it is staged, so the
-  DMA of one piece overlaps the host copy of the next (what ``async_tensor_h2d_pipelined``
-  measured: 87-94% of the DMA limit, reports/bench/README.md).
+- **Large payloads** take one block of their size class (the next power of two, at least
+  :data:`MIN_BLOCK_BYTES`), one pool per class: one host copy and one DMA per call. The
+  host copy is one OpenMP region: staging in 4 MiB pieces (one region each, pipelined with
+  the DMA) stalled for 84-126 ms per 64 MiB call when another process shared the cores
+  (reports/gpu/2026-12-01_h200_ef1e129_staging_trace).
 
-When to wait, when to allocate. Every chunk in flight carries two events on its stream:
-``start`` (recorded before its first copy) and ``done`` (after its last). A chunk is
-reused once ``done`` has completed. When none has, the oldest in-flight chunk decides:
+When to wait, when to allocate. Every chunk or block in flight carries two events on its
+stream: ``start`` (recorded before its first copy) and ``done`` (after its last). It is
+reused once ``done`` has completed. Otherwise the oldest in-flight one decides:
 
-- while the pool holds less than the call's payload, it allocates even if a finished chunk
-  exists: it comes to hold the largest payload seen (up to the cap), so a later call of
-  that size behind a busy stream finds every chunk it needs.
-- while it holds less than ``max(MIN_DEPTH_BYTES, the call's payload)``: allocate.
-  A call can always stage its whole payload without waiting, and back-to-back calls keep
-  16 chunks in flight, enough for the host copy to overlap the DMA.
+- while the pool holds less than the call's payload, it allocates even if a finished
+  block exists: it comes to hold the largest payload seen (up to the cap), so a later call
+  of that size behind a busy stream finds what it needs.
+- while it holds less than ``max(MIN_DEPTH_BYTES, 2 blocks)``: allocate (enough in flight
+  for one call's host copy to overlap the previous call's DMA).
 - beyond that, if the oldest's ``start`` has completed, the stream is running *our*
-  copies, so waiting for its ``done`` costs at most one chunk's DMA (4 MiB at 55 GB/s:
-  about 76 us), far less than allocating (1-2 ms for 4 MiB behind a busy stream on the
-  H200): wait. This keeps back-to-back calls at the DMA limit without the pool growing.
-- otherwise other work (a kernel, a busy stream) is ahead of our copies and the wait
-  is unbounded: allocate a new chunk, never wait, unless the pool already holds
-  :data:`MAX_RETAINED_BYTES`; only then wait (backpressure, bounded pinned memory).
+  copies, so waiting for its ``done`` costs at most one block's DMA, less than pinning
+  more memory (``cudaHostAlloc`` of 4 MiB took 1-2 ms behind a busy stream on the H200):
+  wait. This keeps back-to-back calls near the DMA limit without the pool growing.
+- otherwise other work (a kernel, a busy stream) is ahead of our copies and the wait is
+  unbounded: allocate, never wait, unless the pool already holds its cap
+  (:data:`MAX_RETAINED_BYTES` or two blocks, whichever is larger); only then wait
+  (backpressure, bounded pinned memory).
 
-So a call waits for the stream only for its own running copies (microseconds) or when
-``MAX_RETAINED_BYTES`` of staging is already queued behind other work.
+So a call waits for the stream only for its own running copies or when a pool's cap of
+staging is already queued behind other work.
 
-The pool is per device (chunks are allocated with that device current, so no CUDA
-context is created elsewhere) and thread-safe: one lock per pool is held from taking a
-chunk slice until the copy reading it is issued, so no chunk is closed while a copy
-from it is still to be queued. :func:`empty_staging_cache` drops every chunk whose copies
-have completed (``torch.cuda.empty_cache``-like hygiene; the chunks go back to torch's
-caching host allocator, which ``torch._C._host_emptyCache()`` then releases).
+Pools are per device (allocated with that device current, so no CUDA context is created
+elsewhere) and thread-safe: a pool's lock is held from taking a chunk or block until the
+copy reading it is issued, so none is closed while a copy from it is still to be queued.
+:func:`empty_staging_cache` drops every chunk and block whose copies have completed
+(``torch.cuda.empty_cache``-like hygiene; they go back to torch's caching host allocator,
+which ``torch._C._host_emptyCache()`` then releases).
 
-The pool is written device-generically: for a host target (the CPU call-trace tests
-under a simulated pinned allocator) there are no streams and every chunk is reusable
-at once.
+The pools are written device-generically: for a host target (the CPU call-trace tests
+under a simulated pinned allocator) there are no streams and every chunk is reusable at
+once.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ from typing import Any, Callable
 import torch
 
 __all__ = [
-    "CHUNK_BYTES",
+    "MIN_BLOCK_BYTES",
     "MAX_RETAINED_BYTES",
     "MIN_DEPTH_BYTES",
     "SMALL_CHUNK_BYTES",
@@ -72,9 +73,8 @@ __all__ = [
     "staging_stats",
 ]
 
-#: Chunk size of the large-payload pool, bytes (the per-chunk design measured best at
-#: 4 MiB chunks: reports/bench/2026-11-30_per-chunk).
-CHUNK_BYTES = 4 << 20
+#: Smallest block of the large-payload pools, bytes; blocks are powers of two from here.
+MIN_BLOCK_BYTES = 1 << 20
 #: Chunk size of the small-payload pool, bytes: one ``cudaHostAlloc`` of about 1 ms on
 #: the H200 for the first call of a process, 16,384 calls of 64 bytes per event.
 SMALL_CHUNK_BYTES = 1 << 20
@@ -83,11 +83,10 @@ SMALL_CHUNK_BYTES = 1 << 20
 SMALL_MAX_RETAINED_BYTES = 64 << 20
 #: Payloads of at most this many bytes are sub-allocated from the small pool.
 SMALL_MAX_BYTES = 256 << 10
-#: Below this many retained bytes (and below the current call's payload) a pool allocates
-#: a chunk rather than wait for its oldest: 16 chunks of 4 MiB keep about 1.2 ms of DMA
-#: queued (55 GB/s) while the host stages the next piece. At 68a8095 the pool waited as
-#: soon as its oldest copy had started, held one or two chunks, serialised host copy
-#: and DMA, and reached 15-17 GB/s at every size (H200, reports/gpu/2026-12-01_h200_68a8095_*).
+#: Below this many retained bytes (or two blocks) a pool allocates rather than wait for its
+#: oldest: about 1.2 ms of DMA queued at 55 GB/s while the host stages the next call. At
+#: 68a8095 a pool waited as soon as its oldest copy had started, held one or two chunks,
+#: serialised host copy and DMA, and reached 15-17 GB/s at every size (H200).
 MIN_DEPTH_BYTES = 64 << 20
 #: Pinned bytes one pool may hold before a call waits for the oldest queued copy
 #: (backpressure); ``H2D_STAGING_MAX_BYTES`` in the environment overrides it.
@@ -212,7 +211,7 @@ class StagingPool:
         else:
             oldest = self._inflight[0] if self._inflight else None
             grow = self.retained + self.chunk_bytes
-            if grow <= min(want, self.max_retained):
+            if self.retained < min(want, self.max_retained):
                 # The pool holds less than this call's payload: grow now, even where a finished
                 # chunk could be reused, so the next call of this size finds its whole payload's
                 # chunks (an idle stream recycles two or three; behind a busy stream the rest
@@ -220,7 +219,7 @@ class StagingPool:
                 chunk = self._alloc()
             elif oldest is not None and oldest.done.query():
                 chunk = self._inflight.popleft()
-            elif oldest is not None and grow > min(max(MIN_DEPTH_BYTES, want), self.max_retained) and ((self.wait_if_started and oldest.start.query()) or grow > self.max_retained):
+            elif oldest is not None and grow > min(max(MIN_DEPTH_BYTES, want, 2 * self.chunk_bytes), self.max_retained) and ((self.wait_if_started and oldest.start.query()) or grow > self.max_retained):
                 # Our own copies are running (a wait of at most one chunk's DMA), or the pool is
                 # full (backpressure): wait for the oldest chunk rather than pin more memory.
                 self.waits += 1
@@ -323,7 +322,7 @@ def pool_for(device: torch.device, chunk_bytes: int, pin: bool, *, small: bool) 
     pool = _POOLS.get(key)
     if pool is None:
         with _POOLS_LOCK:
-            cap = SMALL_MAX_RETAINED_BYTES if small else MAX_RETAINED_BYTES
+            cap = SMALL_MAX_RETAINED_BYTES if small else max(MAX_RETAINED_BYTES, 2 * chunk_bytes)
             pool = _POOLS.get(key) or _POOLS.setdefault(key, StagingPool(device, chunk_bytes, pin=pin, small=small, max_retained=cap))
     return pool
 

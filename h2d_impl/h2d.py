@@ -262,19 +262,19 @@ def _to_device(
     out: torch.Tensor | None,
     *,
     pin: bool,
-    chunk_bytes: int = _staging.CHUNK_BYTES,
+    min_block: int = _staging.MIN_BLOCK_BYTES,
     small_max: int = _staging.SMALL_MAX_BYTES,
     small_chunk: int = _staging.SMALL_CHUNK_BYTES,
 ) -> torch.Tensor:
     """The device half of :func:`async_tensor_h2d`, after validation: zero-copy, device gather or pooled staging.
 
     ``source`` is the validated host tensor of ``data``; ``target`` the resolved device;
-    ``pin`` whether staging chunks are pinned. Payloads of at most ``small_max`` bytes are
-    staged in one slice of the small pool's open chunk (``small_chunk`` bytes); larger ones
-    in pieces of at most ``chunk_bytes`` (whole rows of dim 0, or of the flattened tensor
-    when source and destination are contiguous), each DMA'd as soon as it is staged. Every
-    copy into the destination is issued with ``non_blocking=True`` on the current stream of
-    ``target``, from pinned staging or, zero-copy, from ``data``'s own pinned memory.
+    ``pin`` whether staging is pinned. Payloads of at most ``small_max`` bytes are staged in
+    one slice of the small pool's open chunk (``small_chunk`` bytes); larger ones whole, in
+    one block of the pool of their size class (the next power of two, at least
+    ``min_block`` bytes). Either way: one host copy, then one copy into the destination
+    issued with ``non_blocking=True`` on the current stream of ``target``; zero-copy inputs
+    are read from ``data``'s own pinned memory.
 
     Written device-generically (nothing here names CUDA) so that its decisions can be
     checked on a CPU-only machine with ``target=cpu`` under a simulated pinned allocator
@@ -299,80 +299,39 @@ def _to_device(
             staging = pool.small_tensor(source.shape, dtype, nbytes)
             staging.copy_(source)
             return out.copy_(staging, non_blocking=True) if out is not None else staging.to(target, non_blocking=True)
-    return _copy_chunked(source, dtype, target, out, chunk_bytes, pin=pin)
+    return _copy_pooled(source, dtype, target, out, min_block, pin=pin)
 
 
-def _copy_chunked(source: torch.Tensor, dtype: torch.dtype, target: torch.device, out: torch.Tensor | None, chunk_bytes: int, *, pin: bool) -> torch.Tensor:
-    """Stage ``source`` piece by piece through pool chunks of ``chunk_bytes``, each piece DMA'd once staged.
+def _copy_pooled(source: torch.Tensor, dtype: torch.dtype, target: torch.device, out: torch.Tensor | None, min_block: int, *, pin: bool) -> torch.Tensor:
+    """Stage ``source`` whole in one block of its size class's pool (one host copy), then one non_blocking copy.
 
-    Pieces are runs of whole rows of dim 0 (of the flattened tensors when source and
-    destination are both contiguous), so the DMA of piece i overlaps the host copy of
-    piece i+1. A row larger than a chunk (a rare shape) is staged whole in one block of
-    torch's caching host allocator.
+    One host copy per call, not one per 4 MiB piece: torch runs each host ``copy_`` as an
+    OpenMP parallel region, and with a second process busy on the same cores each region
+    cost about 8 ms. At ef1e129 (4 MiB pieces, pipelined) a 64 MiB call spent 84-126 ms in
+    16 host copies behind a busy stream, two pytest workers sharing the H200's 16 cores
+    (reports/gpu/2026-12-01_h200_ef1e129_staging_trace). The overlap of host copy and DMA
+    comes from consecutive calls instead (each pool keeps at least two blocks in flight).
     """
     if _staging.TRACE_PATH:
-        return _traced_copy_chunked(source, dtype, target, out, chunk_bytes, pin=pin)
-    dst = out if out is not None else torch.empty(source.shape, dtype=dtype, device=target)
-    if source.is_contiguous() and dst.is_contiguous():
-        src, dst_view = source.reshape(-1), dst.view(-1)
-    else:
-        src, dst_view = source, dst
-    row_bytes = (src[0].numel() if src.dim() > 1 else 1) * dtype.itemsize
-    if row_bytes > chunk_bytes:
-        return dst.copy_(_stage(source, dtype, pin=pin), non_blocking=True)
-    step = chunk_bytes // row_bytes
-    nbytes = src.numel() * dtype.itemsize
-    pool = _staging.pool_for(target, chunk_bytes, pin, small=False)
-    with pool.lock:
-        for start in range(0, src.shape[0], step):
-            piece = src[start : start + step]
-            chunk = pool.take(nbytes)
-            staging = chunk.tensor(piece.shape, dtype)
-            staging.copy_(piece)
-            dst_view[start : start + step].copy_(staging, non_blocking=True)
-            pool.give_back(chunk)
-    return dst
+        import time
 
-
-def _traced_copy_chunked(source: torch.Tensor, dtype: torch.dtype, target: torch.device, out: torch.Tensor | None, chunk_bytes: int, *, pin: bool) -> torch.Tensor:
-    """:func:`_copy_chunked` with a phase breakdown written to ``H2D_STAGING_TRACE`` when the call takes over 5 ms (diagnostics)."""
-    import time
-
-    t = {"dst": 0.0, "take": 0.0, "host": 0.0, "dma": 0.0, "back": 0.0}
-    t0 = time.perf_counter()
-    dst = out if out is not None else torch.empty(source.shape, dtype=dtype, device=target)
-    t["dst"] = time.perf_counter() - t0
-    if source.is_contiguous() and dst.is_contiguous():
-        src, dst_view = source.reshape(-1), dst.view(-1)
-    else:
-        src, dst_view = source, dst
-    row_bytes = (src[0].numel() if src.dim() > 1 else 1) * dtype.itemsize
-    if row_bytes > chunk_bytes:
-        return dst.copy_(_stage(source, dtype, pin=pin), non_blocking=True)
-    step = chunk_bytes // row_bytes
-    nbytes = src.numel() * dtype.itemsize
-    pool = _staging.pool_for(target, chunk_bytes, pin, small=False)
-    with pool.lock:
-        for start in range(0, src.shape[0], step):
-            piece = src[start : start + step]
-            a = time.perf_counter()
-            chunk = pool.take(nbytes)
-            b = time.perf_counter()
-            staging = chunk.tensor(piece.shape, dtype)
-            staging.copy_(piece)
-            c = time.perf_counter()
-            dst_view[start : start + step].copy_(staging, non_blocking=True)
-            d = time.perf_counter()
-            pool.give_back(chunk)
-            e = time.perf_counter()
-            t["take"] += b - a
-            t["host"] += c - b
-            t["dma"] += d - c
-            t["back"] += e - d
-    total = (time.perf_counter() - t0) * 1e3
-    if total > 5:
-        _staging.trace(f"copy_chunked {total:.2f} ms {nbytes} B: " + " ".join(f"{k}={v * 1e3:.2f}" for k, v in t.items()) + f" {pool.stats()}")
-    return dst
+        t0 = time.perf_counter()
+    nbytes = source.numel() * dtype.itemsize
+    block_bytes = max(min_block, 1 << (nbytes - 1).bit_length())
+    pool = _staging.pool_for(target, block_bytes, pin, small=False)
+    with pool.lock:  # held until the copy reading the block is queued (its event then covers it)
+        block = pool.take(nbytes)
+        if _staging.TRACE_PATH:
+            t1 = time.perf_counter()
+        staging = block.tensor(source.shape, dtype)
+        staging.copy_(source)
+        if _staging.TRACE_PATH:
+            t2 = time.perf_counter()
+        result = out.copy_(staging, non_blocking=True) if out is not None else staging.to(target, non_blocking=True)
+        pool.give_back(block)
+    if _staging.TRACE_PATH and (time.perf_counter() - t0) > 5e-3:
+        _staging.trace(f"copy_pooled {(time.perf_counter() - t0) * 1e3:.2f} ms {nbytes} B: take={(t1 - t0) * 1e3:.2f} host={(t2 - t1) * 1e3:.2f} {pool.stats()}")
+    return result
 
 
 def async_tensor_h2d(
@@ -412,12 +371,12 @@ def async_tensor_h2d(
           into pinned chunks of the per-device staging pool (converted to the target
           dtype on the host) and copied with ``non_blocking=True`` on the target device's
           current stream. The source may be overwritten as soon as the call returns (the
-          copy reads the staging chunk, a snapshot). Payloads up to 256 KiB take a slice of
-          a shared chunk; larger ones go in 4 MiB pieces, each DMA'd once staged, so the
-          DMA overlaps the host copy. A chunk is reused only after a CUDA event says its
-          copies ran; the host waits only for its own copies already running on the DMA
-          engine (at most one chunk's transfer), or when 1 GiB of staging
-          (``H2D_STAGING_MAX_BYTES``) is already queued. See :mod:`h2d_impl._staging`.
+          copy reads the staging, a snapshot). Payloads up to 256 KiB take a slice of a
+          shared 1 MiB chunk; larger ones a whole block of their power-of-two size class.
+          A chunk or block is reused only after a CUDA event says its copies ran; the host
+          waits only for its own copies already running on the DMA engine, or when a size
+          class already holds its cap (1 GiB or two blocks, ``H2D_STAGING_MAX_BYTES``)
+          queued behind other work. See :mod:`h2d_impl._staging`.
         - A CPU tensor that is already pinned, of the target dtype and without conj/neg
           bits is *not* copied again: the DMA reads it directly. Dense ones (contiguous,
           or a permutation: ``.t()``, channels-last) are DMA'd with their strides and made
@@ -468,12 +427,12 @@ def _async_h2d(
     dtype: Any,
     out: Any,
     *,
-    chunk_bytes: int = _staging.CHUNK_BYTES,
+    min_block: int = _staging.MIN_BLOCK_BYTES,
     small_max: int = _staging.SMALL_MAX_BYTES,
 ) -> torch.Tensor:
-    """:func:`async_tensor_h2d` with the staging knobs exposed (piece size, small-payload threshold).
+    """:func:`async_tensor_h2d` with the staging knobs exposed (smallest block, small-payload threshold).
 
-    For tests that drive the chunked path with small inputs and odd chunk boundaries.
+    For tests that drive the pooled-block path with small inputs (``small_max=0``).
     """
     source, dtype, target = _prepare(data, device, dtype, out, cpu_only=False)
     if target.type == "cpu":
@@ -481,14 +440,14 @@ def _async_h2d(
             return out.copy_(source)
         return _stage(source, dtype, pin=False)
     if not _cuda_device_count() or target.index == torch.cuda.current_device():
-        return _to_device(data, source, dtype, target, out, pin=pin_memory_available(), chunk_bytes=chunk_bytes, small_max=small_max)
+        return _to_device(data, source, dtype, target, out, pin=pin_memory_available(), min_block=min_block, small_max=small_max)
     # Another device than the current one: pinned staging blocks (and the first-use
     # pinned-memory probe) are allocated through the CUDA context of the current device,
     # so make the target current for the call; torch switches back without creating a
     # context on the previous device (c10::cuda::MaybeSetDevice). Without this a call
     # aimed at cuda:1 created a context on cuda:0 (2x H200, issue 10: device-hygiene).
     with torch.cuda.device(target):
-        return _to_device(data, source, dtype, target, out, pin=pin_memory_available(), chunk_bytes=chunk_bytes, small_max=small_max)
+        return _to_device(data, source, dtype, target, out, pin=pin_memory_available(), min_block=min_block, small_max=small_max)
 
 
 def async_tensor_h2d_cpu(

@@ -1,7 +1,7 @@
 """CPU call-trace checks of the reference's device path, under a simulated pinned host allocator.
 
 On a CPU-only torch build there is neither pinned memory nor CUDA, so the device half
-of the reference (``_to_device``: zero-copy / chunked / single staging, ``_copy_chunked``,
+of the reference (``_to_device``: zero-copy / gather / pooled staging, ``_copy_pooled``,
 ``CpuGpuBuffer``'s copies, device-index resolution) never runs in the CPU suite: its
 bugs would wait for a GPU run, and mutation testing on CPU (reports/mutation/) could
 not see them. Here that code runs with a host target (``target=cpu``) under
@@ -18,12 +18,13 @@ monkeypatching ``torch.Tensor``) that
 
 What is checked is the host-visible half of the staging, non-blocking and snapshot
 contracts of DESIGN.md: the copy into the destination is issued with
-``non_blocking=True`` from a pinned, contiguous block freshly staged for this call, or,
-zero-copy, from the input itself only when that input is pinned, dense (contiguous, or
-a permutation of contiguous: transposed, channels-last), of the target dtype and has no
-conj/neg bit (a permuted one is DMA'd with its strides by one ``.to`` and reordered from
-that result, on the target device); chunked staging cuts dim 0 into blocks of at most
-``max(chunk_bytes, one row)`` bytes that tile the destination in order. Values are
+``non_blocking=True`` from a pinned, contiguous staging tensor of the payload's shape (a
+slice of a pooled chunk for small payloads, a pooled block of the payload's power-of-two
+size class for larger ones) that is not the input's memory, or, zero-copy, from the input
+itself only when that input is pinned, of the target dtype, has no conj/neg bit and is
+dense (contiguous, or a permutation of contiguous: transposed, channels-last; DMA'd with
+its strides by one ``.to`` and reordered from that result, on the target device) or spans
+at most 4x its payload (DMA'd as that contiguous span and gathered on the device). Values are
 compared bit for bit with the kit's oracle. The GPU contracts (tests/test_gpu.py) stay
 the ground truth for what the hardware does (that the copy really overlaps, which
 stream ran it); these catch the same bugs on any machine.
@@ -200,14 +201,14 @@ def _fills_its_bytes(t: torch.Tensor) -> bool:
     return any(t.permute(*perm, *[d for d in range(t.dim()) if d not in perm]).is_contiguous() for perm in itertools.permutations(dims))
 
 
-DEFAULT_KNOBS = {"chunk_bytes": R._staging.CHUNK_BYTES, "small_max": R._staging.SMALL_MAX_BYTES}
+DEFAULT_KNOBS = {"min_block": R._staging.MIN_BLOCK_BYTES, "small_max": R._staging.SMALL_MAX_BYTES}
 
 
-def _check_trace(sim, data, kwargs, source, dtype, result, calls, *, pin: bool, chunk_bytes: int, small_max: int):
+def _check_trace(sim, data, kwargs, source, dtype, result, calls, *, pin: bool, min_block: int, small_max: int, small_chunk: int = R._staging.SMALL_CHUNK_BYTES):
     """Every rule of the module docstring, for one recorded call of ``_to_device``."""
     out = kwargs.get("out")
     shown = {k: _host.describe(v) if k == "out" else v for k, v in kwargs.items()}
-    call = f"_to_device({_host.describe(data)}, {shown}, pin={pin}, chunk_bytes={chunk_bytes}, small_max={small_max})"
+    call = f"_to_device({_host.describe(data)}, {shown}, pin={pin}, min_block={min_block}, small_max={small_max})"
     expected = oracle.expected_tensor(data, dtype)
     oracle.assert_same_values(result, expected, contract="trace", call=call)
     if out is not None:
@@ -243,51 +244,30 @@ def _check_trace(sim, data, kwargs, source, dtype, result, calls, *, pin: bool, 
             assert reads[1].name == "copy_" and reads[1].args[0] is out and _same_storage(reads[1].args[1], c.result), f"{call}: the reorder into out did not read the DMA's result"
         return
 
-    # Pinned allocations are staging chunks (or the one block of a row larger than a chunk).
+    # Pinned allocations are staging chunks (small payloads) or blocks (larger ones).
     for c in calls:
         if c.name == "empty" and c.pin_memory is not _MISSING:
             assert c.pin_memory is pin, f"{call}: staging allocated with pin_memory={c.pin_memory}, expected {pin}"
+    dmas = _dest_copies(calls, out) if out is not None else [c for c in calls if c.name == "to"]
+    assert len(dmas) == 1, f"{call}: a staged payload should be one copy into the destination, got {len(dmas)}"
+    c = dmas[0]
+    src = c.args[1] if c.name == "copy_" else c.args[0]
+    assert c.non_blocking is True, f"{call}: DMA issued with non_blocking={c.non_blocking}"
+    assert src.is_contiguous() and src.dtype == dtype and tuple(src.shape) == tuple(source.shape), f"{call}: staging read is {_host.describe(src)}, expected contiguous {dtype} of shape {tuple(source.shape)}"
+    if pin:
+        assert sim.is_pinned(src) or not src.numel(), f"{call}: a DMA read pageable memory"
+    if isinstance(data, torch.Tensor) and src.numel():
+        assert not _same_storage(src, data), f"{call}: a staged input was read in place (no snapshot)"
+    if c.name == "to":
+        assert c.args[1:2] == (CPU,), f"{call}: .to() without the target device: {c.args[1:]}"
+    # the staging is a view of a pooled chunk (small payloads) or block (larger): at least as large as the payload
     nbytes = source.numel() * dtype.itemsize
-    if out is not None:
-        dmas = _dest_copies(calls, out)
-    elif nbytes <= small_max:
-        dmas = [c for c in calls if c.name == "to"]
-    else:
-        dmas = _dest_copies(calls, result)
-    for c in dmas:
-        src = c.args[1] if c.name == "copy_" else c.args[0]
-        assert c.non_blocking is True, f"{call}: DMA issued with non_blocking={c.non_blocking}"
-        assert src.is_contiguous() and src.dtype == dtype, f"{call}: staging read is {_host.describe(src)}, expected contiguous {dtype}"
-        if pin:
-            assert sim.is_pinned(src) or not src.numel(), f"{call}: a DMA read pageable memory"
-        if isinstance(data, torch.Tensor) and src.numel():
-            assert not _same_storage(src, data), f"{call}: a staged input was read in place (no snapshot)"
-        if c.name == "to":
-            assert c.args[1:2] == (CPU,), f"{call}: .to() without the target device: {c.args[1:]}"
-
-    if nbytes <= small_max:
-        assert len(dmas) == 1, f"{call}: a small payload should be one DMA, got {len(dmas)}"
-        src = dmas[0].args[1] if dmas[0].name == "copy_" else dmas[0].args[0]
-        assert tuple(src.shape) == tuple(source.shape), call
-        return
-
-    # Chunked: whole rows of dim 0 (all elements when source and destination are contiguous: flattened).
-    flat = source.is_contiguous() and dst.is_contiguous()
-    rows = source.numel() if flat else source.shape[0]
-    row_bytes = (1 if flat or source.dim() < 2 else source.numel() // max(1, source.shape[0])) * dtype.itemsize
-    if row_bytes > chunk_bytes:
-        assert len(dmas) == 1, f"{call}: a row larger than a chunk is staged whole, got {len(dmas)} DMAs"
-        return
-    step = chunk_bytes // row_bytes
-    n_blocks = math.ceil(rows / step) if rows else 0
-    assert len(dmas) == n_blocks, f"{call}: {len(dmas)} copies into the destination for {rows} rows of {row_bytes} B in {chunk_bytes} B chunks (expected {n_blocks})"
-    row_elems = row_bytes // dtype.itemsize
-    stride0 = 1 if flat else dst.stride(0)
-    for i, c in enumerate(dmas):
-        n_rows = min(step, rows - i * step)
-        assert c.args[0].numel() == n_rows * row_elems, f"{call}: chunk {i} writes {c.args[0].numel()} elements, expected {n_rows * row_elems}"
-        assert c.args[1].numel() * dtype.itemsize <= chunk_bytes, f"{call}: chunk {i} staging exceeds the chunk size"
-        assert c.args[0].storage_offset() == dst.storage_offset() + i * step * stride0, f"{call}: chunk {i} starts at element {c.args[0].storage_offset()}"
+    if src.numel():
+        block = src.untyped_storage().nbytes()
+        expected_min = small_chunk if nbytes <= small_max else max(min_block, nbytes)
+        assert block >= expected_min, f"{call}: staged in a {block}-byte block, expected at least {expected_min}"
+        if nbytes > small_max:
+            assert block == max(min_block, 1 << (nbytes - 1).bit_length()), f"{call}: a {nbytes}-byte payload in a {block}-byte block (size classes are powers of two from min_block)"
 
 
 # --------------------------------------------------------------------------- staging decisions
@@ -302,16 +282,16 @@ def sim():
 
 @given(data=st.data())
 @pytest.mark.parametrize(
-    "pin, chunk_bytes, small_max",
-    [(True, R._staging.CHUNK_BYTES, R._staging.SMALL_MAX_BYTES), (False, R._staging.CHUNK_BYTES, R._staging.SMALL_MAX_BYTES), (True, 7, 0), (True, 64, 0), (True, 16, 48), (False, 5, 0)],
-    ids=["default-pinned", "default-pageable", "chunk7", "chunk64", "chunk16-small48", "chunk5-pageable"],
+    "pin, min_block, small_max",
+    [(True, R._staging.MIN_BLOCK_BYTES, R._staging.SMALL_MAX_BYTES), (False, R._staging.MIN_BLOCK_BYTES, R._staging.SMALL_MAX_BYTES), (True, 8, 0), (True, 64, 0), (True, 16, 48), (False, 4, 0)],
+    ids=["default-pinned", "default-pageable", "block8", "block64", "block16-small48", "block4-pageable"],
 )
-def test_device_path_trace(data, pin, chunk_bytes, small_max):
+def test_device_path_trace(data, pin, min_block, small_max):
     """Any valid call: values exact, out written in place, and the staging/non_blocking rules of the trace."""
     with SimulatedPinnedHost() as sim, mock.patch.object(S.host, "pinning_available", lambda: True):
         call = data.draw(S.h2d_calls(CPU), label="call")
-        source, dtype, result, calls = _run_device_path(sim, call.data, call.kwargs, pin=pin, chunk_bytes=chunk_bytes, small_max=small_max)
-        _check_trace(sim, call.data, call.kwargs, source, dtype, result, calls, pin=pin, chunk_bytes=chunk_bytes, small_max=small_max)
+        source, dtype, result, calls = _run_device_path(sim, call.data, call.kwargs, pin=pin, min_block=min_block, small_max=small_max)
+        _check_trace(sim, call.data, call.kwargs, source, dtype, result, calls, pin=pin, min_block=min_block, small_max=small_max)
 
 
 def _pinned(sim, values: torch.Tensor) -> torch.Tensor:
@@ -366,9 +346,9 @@ def test_zero_copy_only_when_safe(sim, case, with_out):
 @pytest.mark.parametrize("with_out", [False, True], ids=["no-out", "out"])
 @pytest.mark.parametrize("dtype", [torch.bool, torch.int8, torch.float16, torch.int64], ids=str)
 @pytest.mark.parametrize("layout", ["contiguous", "transposed", "column", "one-strided-row"])
-@pytest.mark.parametrize("chunk_bytes", [1, 3, 8, 40])
-def test_chunk_boundaries(sim, layout, dtype, chunk_bytes, with_out):
-    """Chunk sizes below, at and above one row, for 1-byte and wider dtypes, contiguous or strided sources."""
+@pytest.mark.parametrize("min_block", [1, 8, 64])
+def test_pooled_blocks(sim, layout, dtype, min_block, with_out):
+    """Payloads over small_max, every layout and itemsize: one block of their size class, one host copy, one DMA."""
     base = torch.arange(5 * 6).reshape(5, 6) % 2 if dtype is torch.bool else torch.arange(5 * 6).reshape(5, 6)
     values = base.to(dtype)
     if layout == "contiguous":
@@ -377,39 +357,33 @@ def test_chunk_boundaries(sim, layout, dtype, chunk_bytes, with_out):
         data = values.t().contiguous().t()
     elif layout == "column":
         data = torch.cat([values, values], dim=1)[:, ::2]
-    else:  # a single row, strided: dim 0 has one row to chunk
+    else:  # a single row, strided
         data = torch.cat([values, values], dim=1)[:1, ::2]
     kwargs: dict[str, Any] = {"device": CPU}
     if with_out:
         kwargs["out"] = torch.zeros(tuple(data.shape), dtype=dtype)
-    source, resolved, result, calls = _run_device_path(
-        sim, data, kwargs, pin=True, chunk_bytes=chunk_bytes, small_max=0, default_device="meta"
-    )
-    _check_trace(sim, data, kwargs, source, resolved, result, calls, pin=True, chunk_bytes=chunk_bytes, small_max=0)
-    if layout != "one-strided-row":  # (one row is one piece, whatever the chunk size)
-        flat = data.is_contiguous() and result.is_contiguous()
-        row_bytes = dtype.itemsize * (1 if flat else data.shape[1])
-        # several pieces, unless the payload fits one chunk or one row is larger than a chunk (staged whole)
-        assert len(_dest_copies(calls, result)) > 1 or data.numel() * dtype.itemsize <= chunk_bytes or row_bytes > chunk_bytes
+    source, resolved, result, calls = _run_device_path(sim, data, kwargs, pin=True, min_block=min_block, small_max=0, default_device="meta")
+    _check_trace(sim, data, kwargs, source, resolved, result, calls, pin=True, min_block=min_block, small_max=0)
 
 
 def test_small_threshold_and_out_layout(sim):
-    """Payloads up to ``small_max`` bytes are one DMA from one staging slice; larger ones are pieces of whole rows, strided out included."""
+    """Payloads up to ``small_max`` bytes are a slice of the shared chunk; larger ones a block of their class, strided out included."""
     data = torch.arange(16, dtype=torch.int32)
-    for small_max, out, pieces in [
-        (64, None, 1),  # exactly at the threshold: one slice
-        (63, None, 4),  # one byte over: four 16-byte pieces
-        (0, torch.zeros(16, dtype=torch.int32), 4),
-        (0, torch.zeros(32, dtype=torch.int32)[::2], 4),  # strided out: pieces of its rows (elements)
+    for small_max, out, small in [
+        (64, None, True),  # exactly at the threshold: a slice
+        (63, None, False),  # one byte over: a 64-byte block
+        (0, torch.zeros(16, dtype=torch.int32), False),
+        (0, torch.zeros(32, dtype=torch.int32)[::2], False),  # strided out: copied from the block as a whole
     ]:
         kwargs: dict[str, Any] = {"device": CPU} if out is None else {"out": out}
-        _, dtype, result, calls = _run_device_path(sim, data, kwargs, pin=True, chunk_bytes=16, small_max=small_max)
-        dmas = [c for c in calls if c.name == "to"] if pieces == 1 else _dest_copies(calls, result)
-        assert len(dmas) == pieces, (small_max, out is not None, len(dmas))
-        _check_trace(sim, data, kwargs, data, dtype, result, calls, pin=True, chunk_bytes=16, small_max=small_max)
+        _, dtype, result, calls = _run_device_path(sim, data, kwargs, pin=True, min_block=16, small_max=small_max, small_chunk=256)
+        dmas = _dest_copies(calls, out) if out is not None else [c for c in calls if c.name == "to"]
+        src = dmas[0].args[1] if dmas[0].name == "copy_" else dmas[0].args[0]
+        assert src.untyped_storage().nbytes() == (256 if small else 64), (small_max, out is not None, src.untyped_storage().nbytes())
+        _check_trace(sim, data, kwargs, data, dtype, result, calls, pin=True, min_block=16, small_max=small_max, small_chunk=256)
     scalar = torch.tensor(5, dtype=torch.int64)
-    _, dtype, result, calls = _run_device_path(sim, scalar, {"device": CPU}, pin=True, chunk_bytes=1, small_max=0)
-    assert len(_dest_copies(calls, result)) == 1 and result.item() == 5  # 0-d: a row larger than the chunk, staged whole
+    _, dtype, result, calls = _run_device_path(sim, scalar, {"device": CPU}, pin=True, min_block=1, small_max=0)
+    assert len([c for c in calls if c.name == "to"]) == 1 and result.item() == 5  # 0-d: an 8-byte block
 
 
 def test_pipelined_entry_point_agrees_on_the_host():
@@ -566,8 +540,8 @@ def test_routing_host_and_cuda_targets(two_visible_gpus, monkeypatch):
     """
     seen = []
 
-    def spy(data, source, dtype, target, out, *, pin, chunk_bytes, small_max):
-        seen.append((target, pin, chunk_bytes, small_max, dtype, out))
+    def spy(data, source, dtype, target, out, *, pin, min_block, small_max):
+        seen.append((target, pin, min_block, small_max, dtype, out))
         calls.append((data, source, out))
         return "device-path"
 
@@ -578,9 +552,9 @@ def test_routing_host_and_cuda_targets(two_visible_gpus, monkeypatch):
         monkeypatch.setattr(R, "pin_memory_available", lambda pinned=pinned: pinned)
         seen.clear()
         data = [1, 2, 3]
-        host = R._async_h2d(data, "cpu", None, None, chunk_bytes=8)
+        host = R._async_h2d(data, "cpu", None, None, min_block=8)
         assert isinstance(host, torch.Tensor) and host.tolist() == data and not seen
-        assert R._async_h2d(data, "cuda", torch.int16, None, chunk_bytes=8, small_max=5) == "device-path"
+        assert R._async_h2d(data, "cuda", torch.int16, None, min_block=8, small_max=5) == "device-path"
         assert seen == [(torch.device("cuda", 1), pinned, 8, 5, torch.int16, None)], seen
         assert two_visible_gpus == [], two_visible_gpus  # the current device: no switch
         seen.clear()
@@ -590,7 +564,7 @@ def test_routing_host_and_cuda_targets(two_visible_gpus, monkeypatch):
         assert h2d_impl.async_tensor_h2d_pipelined(data, "cuda:0") == "device-path"
         assert two_visible_gpus == [torch.device("cuda", 0)] * 2, two_visible_gpus
         two_visible_gpus.clear()
-        assert [s[2] for s in seen] == [R._staging.CHUNK_BYTES] * 2, seen
+        assert [s[2] for s in seen] == [R._staging.MIN_BLOCK_BYTES] * 2, seen
         assert [s[3] for s in seen] == [R._staging.SMALL_MAX_BYTES] * 2 and all(s[1] is pinned for s in seen), seen
 
     # data, its validated host tensor and out reach the device path as they are (an out

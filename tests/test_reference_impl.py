@@ -1,15 +1,14 @@
-"""Tests of the reference's own internals on a GPU (not contracts): the chunked staging path and the staging pool.
+"""Tests of the reference's own internals on a GPU (not contracts): the pooled-block path and the staging pools.
 
-The chunked path only runs on CUDA for payloads over SMALL_MAX_BYTES; here a target with
-tiny chunk and threshold sizes drives it with ordinary Hypothesis inputs, so every layout,
-dtype, ``out`` kind and chunk boundary is covered by the values, out, staging and
-snapshot contracts. The pool's policy is tested on the CPU with a simulated clock
-(tests/test_staging_pool.py); here its events are real.
+The pooled-block path only runs on CUDA for payloads over SMALL_MAX_BYTES; here a target
+with tiny blocks and no small path drives it with ordinary Hypothesis inputs, so every
+layout, dtype and ``out`` kind is covered by the values, out, staging and snapshot
+contracts. The pools' policy is tested on the CPU with a simulated clock
+(tests/test_staging_pool.py); here their events are real.
 """
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
 
@@ -21,68 +20,47 @@ from h2d_contracts.h2d_impl import h2d as R
 pytestmark = pytest.mark.gpu
 
 
-#: At most this many chunks per call: the values contract's 4-16 MiB payloads at 7-byte
-#: chunks were millions of pinned blocks and DMAs per call, and the H200 run of fc47aca
-#: never finished test_chunked_staging_keeps_contracts[values-7] (nor [snapshot-7]).
-MAX_CHUNKS = 64
-
-
-def _payload_bytes(data) -> int:
-    """Bytes of ``data`` as the host sees it (lists: 8 per element), 0 if it has no regular shape."""
-    if isinstance(data, torch.Tensor):
-        return data.numel() * data.element_size()
-    if isinstance(data, np.ndarray):
-        return data.nbytes
-    try:
-        return 8 * int(np.asarray(data, dtype=object).size)
-    except (ValueError, TypeError):
-        return 0
-
-
-def _tiny_chunks_target(chunk_bytes: int) -> Target:
-    """The reference with ``chunk_bytes``-sized chunks for small payloads (odd chunk boundaries) and at most MAX_CHUNKS per call."""
+def _small_blocks_target(min_block: int) -> Target:
+    """The reference with no small-payload path and blocks from ``min_block`` bytes: every payload takes a pooled block."""
 
     def call(data, device=None, dtype=None, out=None):
-        step = max(chunk_bytes, _payload_bytes(data) // MAX_CHUNKS)
-        return R._async_h2d(data, device, dtype, out, chunk_bytes=step, small_max=0)
+        return R._async_h2d(data, device, dtype, out, min_block=min_block, small_max=0)
 
     return Target(
-        name=f"reference(chunk_bytes={chunk_bytes}, small_max=0)",
+        name=f"reference(min_block={min_block}, small_max=0)",
         async_tensor_h2d=call,
         capabilities=frozenset({"out", "cuda"}),
         pin_memory_available=h2d_impl.pin_memory_available,
     )
 
 
-@pytest.mark.parametrize("chunk_bytes", [7])
+@pytest.mark.parametrize("min_block", [8])
 @pytest.mark.parametrize("contract", ["values", "out", "staging", "snapshot"])
-def test_chunked_staging_keeps_contracts(cuda_device, chunk_bytes, contract):
-    target = _tiny_chunks_target(chunk_bytes)
+def test_pooled_blocks_keep_contracts(cuda_device, min_block, contract):
+    target = _small_blocks_target(min_block)
     for prop in P.PROPERTIES[contract]:
         if prop in (P.prop_pinned_hazard, P.prop_buffer_hazard, P.prop_pinned_not_restaged):
-            continue  # about zero-copy inputs and buffers: not the chunked path
+            continue  # about zero-copy inputs and buffers: not the pooled path
         prop(target, cuda_device, max_examples=15)
 
 
-def test_large_payload_is_chunked(cuda_device):
-    """A 16 MiB pageable tensor goes through one pinned DMA per 4 MiB chunk, and back-to-back calls reuse the chunks."""
+def test_large_payload_one_pooled_block(cuda_device):
+    """A 16 MiB pageable tensor: one pinned DMA from a 16 MiB pooled block; back-to-back calls keep the pool bounded."""
     from h2d_contracts.contracts.gpu import memcpy_kinds
     from h2d_contracts.h2d_impl import _staging
 
     nbytes = 16 << 20
     data = torch.arange(nbytes // 4, dtype=torch.int32)
     names, result = memcpy_kinds(lambda: h2d_impl.async_tensor_h2d(data, cuda_device))
-    h2d = [x for x in names if "HtoD" in x]
-    assert len(h2d) == nbytes // _staging.CHUNK_BYTES, h2d
-    assert set(h2d) == {"Memcpy HtoD (Pinned -> Device)"}
+    assert [x for x in names if "HtoD" in x] == ["Memcpy HtoD (Pinned -> Device)"], names
     assert torch.equal(result.cpu(), data)
     torch.cuda.synchronize(cuda_device)
-    pool = _staging.pool_for(torch.device(cuda_device), _staging.CHUNK_BYTES, True, small=False)
-    for _ in range(20):  # 320 MiB back to back on an idle stream: chunks come back as their copies finish
+    pool = _staging.pool_for(torch.device(cuda_device), nbytes, True, small=False)
+    for _ in range(20):  # 320 MiB back to back on an idle stream: blocks come back as their copies finish
         h2d_impl.async_tensor_h2d(data, cuda_device)
     torch.cuda.synchronize(cuda_device)
-    bound = min(max(_staging.MIN_DEPTH_BYTES, nbytes), _staging.MAX_RETAINED_BYTES)
-    assert pool.stats()["retained_bytes"] <= max(bound, nbytes), f"the pool grew past max(MIN_DEPTH_BYTES, payload) on an idle stream: {pool.stats()}"
+    bound = max(_staging.MIN_DEPTH_BYTES, 2 * nbytes)
+    assert pool.stats()["retained_bytes"] <= bound, f"the pool grew past max(MIN_DEPTH_BYTES, two blocks) on an idle stream: {pool.stats()}"
 
 
 def test_pinned_view_with_gaps_is_gathered_on_the_device(cuda_device):

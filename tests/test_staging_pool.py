@@ -129,8 +129,9 @@ def test_waits_only_for_its_own_running_copy(monkeypatch):
     monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
     pool, clock = _pool()
     a = _use(pool, clock)
+    _use(pool, clock)  # two blocks in flight: the depth (at least two blocks) is reached
     clock.current.run(a.start.pos)  # the stream reached our copy; it is running
-    assert pool.take() is a and pool.allocations == 1
+    assert pool.take() is a and pool.allocations == 2
     assert len(clock.waits) == 1
 
 
