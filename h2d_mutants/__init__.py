@@ -976,13 +976,13 @@ class _SliceNotAdvanced(_P.StagingPool):
 class _ChunkReusedBeforeDone(_P.StagingPool):
     """``take`` hands out the oldest queued block without asking its completion event."""
 
-    def take(self):
+    def take(self, want: int = 0):
         if self.clock is not None and self._inflight:
             chunk = self._inflight.popleft()
             chunk.start.record(self.clock.current_stream())
             chunk.stream = self.clock.current_stream()
             return chunk
-        return super().take()
+        return super().take(want)
 
 
 def _with_pools(name: str, cls: type) -> Callable[..., torch.Tensor]:

@@ -214,3 +214,42 @@ def test_empty_staging_cache_and_stats(monkeypatch):
     pool.small_tensor(torch.Size([2, 2]), torch.uint8, 4)
     assert _staging.staging_stats() == {"cpu/32/small/pageable": pool.stats()}
     assert _staging.empty_staging_cache() == 32 and pool.retained == 0
+
+
+# --------------------------------------------------------------------------- the pool mutants, caught here too
+
+
+def _reuses_a_queued_block(cls: type) -> bool:
+    """Whether a pool of ``cls`` hands out a block whose copy is still queued behind other work."""
+    clock = SimClock()
+    pool = cls(CPU, 64, pin=False, small=False, max_retained=1 << 20, clock=clock)
+    clock.current.enqueue()  # a long kernel ahead of everything
+    a = _use(pool, clock)
+    return pool.take() is a
+
+
+def _hands_out_overlapping_slices(cls: type) -> bool:
+    """Whether a small pool of ``cls`` gives two queued calls overlapping bytes."""
+    clock = SimClock()
+    pool = cls(CPU, 512, pin=False, small=True, max_retained=1 << 20, clock=clock)
+    clock.current.enqueue()
+    spans = []
+    for _ in range(3):
+        v = pool.small_tensor(torch.Size([16]), torch.uint8, 16)
+        spans.append((v.untyped_storage().data_ptr(), v.storage_offset()))
+        clock.current.enqueue()
+    return len(set(spans)) < len(spans)
+
+
+def test_reference_pools_neither_reuse_nor_overlap():
+    assert not _reuses_a_queued_block(StagingPool)
+    assert not _hands_out_overlapping_slices(StagingPool)
+
+
+def test_the_pool_mutants_fail_these_checks():
+    """The catalogue's pool mutants (h2d_mutants: staging_chunk_reused_before_done, staging_slice_reused_while_queued)
+    are caught on the CPU by the policy checks above, as on a GPU by the back-to-back contract."""
+    from h2d_contracts import h2d_mutants as M
+
+    assert _reuses_a_queued_block(M._ChunkReusedBeforeDone)
+    assert _hands_out_overlapping_slices(M._SliceNotAdvanced)
