@@ -280,6 +280,7 @@ class StagingPool:
         return dropped * self.chunk_bytes
 
     def stats(self) -> dict[str, int]:
+        """Counters of this pool: chunk bytes, retained bytes, chunks in flight and free, allocations, waits (ints)."""
         return {
             "chunk_bytes": self.chunk_bytes,
             "retained_bytes": self.retained,
