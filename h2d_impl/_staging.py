@@ -95,6 +95,8 @@ MAX_RETAINED_BYTES = int(os.environ.get("H2D_STAGING_MAX_BYTES", 1 << 30))
 #: retained bytes, queue length, the oldest chunk's state), and ``_copy_chunked`` a phase
 #: breakdown of every call slower than 5 ms. Off unless ``H2D_STAGING_TRACE`` is set.
 TRACE_PATH = os.environ.get("H2D_STAGING_TRACE")
+#: In-flight chunks a take scans for a finished one (the oldest first).
+SCAN = 8
 #: Sub-allocations start at multiples of this (covers every dtype's alignment).
 ALIGN = 64
 
@@ -110,7 +112,7 @@ def _contiguous_strides(shape: torch.Size) -> tuple[int, ...]:
 
 
 class _Chunk:
-    __slots__ = ("block", "start", "done", "stream", "views")
+    __slots__ = ("block", "start", "done", "stream", "views", "marked")
 
     def __init__(self, block: torch.Tensor) -> None:
         self.block = block  # uint8, pinned (or pageable where pinning is off), contiguous
@@ -118,6 +120,7 @@ class _Chunk:
         self.start: Any = None  # event recorded before the chunk's first copy of this use
         self.done: Any = None  # event recorded after its last copy of this use
         self.stream: Any = None
+        self.marked = False  # start recorded for this use (mark_start)
 
     def tensor(self, shape: torch.Size, dtype: torch.dtype, start: int = 0) -> torch.Tensor:
         """A contiguous ``dtype`` tensor of ``shape`` in this chunk, from byte ``start`` (a multiple of the itemsize)."""
@@ -176,7 +179,11 @@ class StagingPool:
         return _Chunk(block)
 
     def take(self, want: int = 0) -> _Chunk:
-        """A chunk no queued copy reads (caller holds :attr:`lock`); marks its start on the current stream.
+        """A chunk no queued copy reads, for copies on the current stream (caller holds :attr:`lock`).
+
+        The caller calls :meth:`mark_start` right before issuing the first copy that reads
+        the chunk and :meth:`give_back` after the last one (in a ``finally``: a chunk taken
+        and not given back would stay counted in ``retained`` and never be reused).
 
         ``want``: bytes of the call this chunk serves (its whole payload). Below ``want``
         retained bytes the pool allocates, reusable chunks or not (it comes to hold the
@@ -203,6 +210,21 @@ class StagingPool:
             trace(f"take {ms:.2f} ms {branch} want={want} retained={before[0]} inflight={before[1]} oldest[{state}] chunk={self.chunk_bytes}")
         return chunk
 
+    def _first_done(self) -> _Chunk | None:
+        """Remove and return the oldest of the first :data:`SCAN` in-flight chunks whose copies ran, if any.
+
+        Not only the oldest: with several streams the oldest may sit behind other work on
+        one stream while a later one, copied on another stream, is already free (found by
+        an outside review of the pool, /tmp/review/bug_head_of_line_streams.py).
+        """
+        for i, chunk in enumerate(self._inflight):
+            if i == SCAN:
+                return None
+            if chunk.done.query():
+                del self._inflight[i]
+                return chunk
+        return None
+
     def _take(self, want: int) -> _Chunk:
         if self._free:
             chunk = self._free.pop()
@@ -211,14 +233,15 @@ class StagingPool:
         else:
             oldest = self._inflight[0] if self._inflight else None
             grow = self.retained + self.chunk_bytes
+            ready = None
             if self.retained < min(want, self.max_retained):
                 # The pool holds less than this call's payload: grow now, even where a finished
                 # chunk could be reused, so the next call of this size finds its whole payload's
                 # chunks (an idle stream recycles two or three; behind a busy stream the rest
                 # were fresh cudaHostAllocs: 8.4 ms for 64 MiB at 98b4920 on the H200).
                 chunk = self._alloc()
-            elif oldest is not None and oldest.done.query():
-                chunk = self._inflight.popleft()
+            elif oldest is not None and (ready := self._first_done()) is not None:
+                chunk = ready
             elif oldest is not None and grow > min(max(MIN_DEPTH_BYTES, want, 2 * self.chunk_bytes), self.max_retained) and ((self.wait_if_started and oldest.start.query()) or grow > self.max_retained):
                 # Our own copies are running (a wait of at most one chunk's DMA), or the pool is
                 # full (backpressure): wait for the oldest chunk rather than pin more memory.
@@ -227,17 +250,34 @@ class StagingPool:
                 chunk = self._inflight.popleft()
             else:
                 chunk = self._alloc()
+        chunk.marked = False
         if self.clock is not None:
-            stream = self.clock.current_stream()
-            if chunk.start is None:
-                chunk.start, chunk.done = self.clock.event(), self.clock.event()
-            chunk.start.record(stream)
-            chunk.stream = stream
+            try:
+                chunk.stream = self.clock.current_stream()
+                if chunk.start is None:
+                    chunk.start, chunk.done = self.clock.event(), self.clock.event()
+            except BaseException:
+                self._free.append(chunk)  # no copy reads it: free for the next take, still counted
+                raise
         return chunk
+
+    def mark_start(self, chunk: _Chunk) -> None:
+        """Record ``chunk``'s start on its stream, right before the first copy reading it is issued.
+
+        After the host copy, not in :meth:`take`: with the start recorded before a long host
+        copy, another thread could queue a kernel on the same stream between the start and
+        the DMA, and "its start has completed" would no longer mean "only our copy is left"
+        (outside review, /tmp/review/bug_start_event_too_early.py).
+        """
+        if self.clock is not None:
+            chunk.start.record(chunk.stream)
+        chunk.marked = True
 
     def give_back(self, chunk: _Chunk) -> None:
         """Mark ``chunk``'s copies issued (caller holds :attr:`lock`): reusable once ``done`` completes."""
         if self.clock is not None:
+            if not chunk.marked:  # nothing was issued (the caller failed first): start = done, no wait behind others
+                chunk.start.record(chunk.stream)
             chunk.done.record(chunk.stream)
             self._inflight.append(chunk)
         else:
@@ -255,9 +295,11 @@ class StagingPool:
         chunk = self.open
         if chunk is None or key != self.open_key or self.open_off + nbytes > self.chunk_bytes:
             if chunk is not None:
+                self.open = None  # closed before the next take, which may raise (no second give_back)
                 self.give_back(chunk)
-            chunk = self.open = self.take()
-            self.open_key, self.open_off = key, 0
+            chunk = self.take()
+            self.mark_start(chunk)  # a small pool never waits on its start: before the host copy is fine
+            self.open, self.open_key, self.open_off = chunk, key, 0
         start = self.open_off
         self.open_off = start + (nbytes + ALIGN - 1) // ALIGN * ALIGN
         return chunk.tensor(shape, dtype, start)
@@ -265,8 +307,8 @@ class StagingPool:
     def trim(self) -> int:
         """Drop every chunk whose copies have completed (caller holds :attr:`lock`); returns bytes dropped."""
         if self.open is not None:
-            self.give_back(self.open)
-            self.open = None
+            chunk, self.open = self.open, None
+            self.give_back(chunk)
         kept: collections.deque[_Chunk] = collections.deque()
         dropped = len(self._free)
         self._free.clear()

@@ -298,7 +298,9 @@ def _to_device(
         with pool.lock:  # held until the copy reading the slice is queued (the chunk's event then covers it)
             staging = pool.small_tensor(source.shape, dtype, nbytes)
             staging.copy_(source)
-            return out.copy_(staging, non_blocking=True) if out is not None else staging.to(target, non_blocking=True)
+            # copy=True: for a host target (the CPU call-trace tests) .to() would return the pooled
+            # staging itself, which the next call overwrites (outside review of the pool)
+            return out.copy_(staging, non_blocking=True) if out is not None else staging.to(target, non_blocking=True, copy=True)
     return _copy_pooled(source, dtype, target, out, min_block, pin=pin)
 
 
@@ -321,14 +323,17 @@ def _copy_pooled(source: torch.Tensor, dtype: torch.dtype, target: torch.device,
     pool = _staging.pool_for(target, block_bytes, pin, small=False)
     with pool.lock:  # held until the copy reading the block is queued (its event then covers it)
         block = pool.take(nbytes)
-        if _staging.TRACE_PATH:
-            t1 = time.perf_counter()
-        staging = block.tensor(source.shape, dtype)
-        staging.copy_(source)
-        if _staging.TRACE_PATH:
-            t2 = time.perf_counter()
-        result = out.copy_(staging, non_blocking=True) if out is not None else staging.to(target, non_blocking=True)
-        pool.give_back(block)
+        try:
+            if _staging.TRACE_PATH:
+                t1 = time.perf_counter()
+            staging = block.tensor(source.shape, dtype)
+            staging.copy_(source)
+            if _staging.TRACE_PATH:
+                t2 = time.perf_counter()
+            pool.mark_start(block)  # right before the DMA: nothing but our copy between start and done
+            result = out.copy_(staging, non_blocking=True) if out is not None else staging.to(target, non_blocking=True, copy=True)
+        finally:
+            pool.give_back(block)  # also when a copy raised: the block stays the pool's (outside review)
     if _staging.TRACE_PATH and (time.perf_counter() - t0) > 5e-3:
         _staging.trace(f"copy_pooled {(time.perf_counter() - t0) * 1e3:.2f} ms {nbytes} B: take={(t1 - t0) * 1e3:.2f} host={(t2 - t1) * 1e3:.2f} {pool.stats()}")
     return result

@@ -979,8 +979,8 @@ class _ChunkReusedBeforeDone(_P.StagingPool):
     def take(self, want: int = 0):
         if self.clock is not None and self._inflight:
             chunk = self._inflight.popleft()
-            chunk.start.record(self.clock.current_stream())
             chunk.stream = self.clock.current_stream()
+            chunk.marked = False
             return chunk
         return super().take(want)
 

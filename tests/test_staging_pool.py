@@ -78,8 +78,9 @@ def _pool(*, small: bool = False, chunk: int = 64, cap: int = 1 << 20) -> tuple[
 
 
 def _use(pool: StagingPool, clock: SimClock):
-    """Take a chunk, queue one copy reading it, give it back (what the chunked path does per piece)."""
+    """Take a chunk, mark its start, queue one copy reading it, give it back (what ``_copy_pooled`` does)."""
     chunk = pool.take()
+    pool.mark_start(chunk)
     clock.current.enqueue()  # the DMA reading the chunk
     pool.give_back(chunk)
     return chunk
@@ -253,3 +254,80 @@ def test_the_pool_mutants_fail_these_checks():
 
     assert _reuses_a_queued_block(M._ChunkReusedBeforeDone)
     assert _hands_out_overlapping_slices(M._SliceNotAdvanced)
+
+
+# --------------------------------------------------------------------------- found by an outside review of the pool
+
+
+def test_a_failed_call_gives_its_block_back(monkeypatch):
+    """An exception between take and the DMA (a wrong ``out`` here; CUDA OOM in ``.to`` on a GPU) leaves the block in the
+    pool's books: in flight with its own (empty) copies, counted once, reusable (the review's bug_leak_on_exception.py)."""
+    from h2d_contracts.h2d_impl import h2d as R
+
+    clock = SimClock()
+    pool = StagingPool(CPU, 1 << 20, pin=False, small=False, max_retained=4 << 20, clock=clock)
+    monkeypatch.setattr(_staging, "_POOLS", {(CPU, 1 << 20, False, False): pool})
+    src = torch.ones((1 << 20) // 4)
+    for _ in range(3):
+        with pytest.raises(RuntimeError):
+            R._copy_pooled(src, torch.float32, CPU, torch.empty(7), 1 << 20, pin=False)
+    assert pool.retained == (1 << 20) * len(pool._inflight) == (1 << 20) * pool.allocations
+    clock.current.run()
+    assert pool.trim() == pool.allocations << 20 and pool.retained == 0
+
+
+def test_a_small_pool_whose_take_raises_does_not_give_its_chunk_back_twice(monkeypatch):
+    """``small_tensor`` closes the open chunk before taking the next; a take that raises must not leave the closed chunk
+    open (it was handed back twice and counted once: the review's bug_small_close_take_raises.py)."""
+    pool, clock = _pool(small=True, chunk=64)
+    clock.current.enqueue()
+    pool.small_tensor(torch.Size([48]), torch.uint8, 48)
+    first = pool.open
+
+    def failing_alloc():
+        raise RuntimeError("pinned allocation failed")
+
+    monkeypatch.setattr(pool, "_alloc", failing_alloc)
+    with pytest.raises(RuntimeError):
+        pool.small_tensor(torch.Size([48]), torch.uint8, 48)  # does not fit: close first, take fails
+    monkeypatch.undo()
+    pool.small_tensor(torch.Size([48]), torch.uint8, 48)
+    assert list(pool._inflight).count(first) == 1 and pool.retained == 64 * pool.allocations
+
+
+def test_a_finished_chunk_behind_the_oldest_is_reused():
+    """The oldest chunk waits behind a kernel on one stream, a later one (another stream) has finished: reuse the later one
+    rather than allocate or wait (the review's bug_head_of_line_streams.py)."""
+    pool, clock = _pool(cap=128)
+    s1, s2 = clock.current, SimStream(2)
+    s1.enqueue()  # a long kernel on stream 1
+    a = _use(pool, clock)
+    clock.current = s2
+    b = _use(pool, clock)
+    s2.run()
+    assert pool.take() is b and not clock.waits and pool.allocations == 2 and a in pool._inflight
+
+
+def test_start_is_marked_right_before_the_copy():
+    """``take`` records nothing; ``mark_start`` (right before the DMA) records the start, so work another thread queues
+    during the host copy lies before it, not between start and done (the review's bug_start_event_too_early.py)."""
+    pool, clock = _pool()
+    chunk = pool.take()
+    assert chunk.start.pos == 0 and clock.current.enqueued == 0
+    clock.current.enqueue()  # another thread's kernel, queued while the host copy runs
+    pool.mark_start(chunk)
+    dma = clock.current.enqueue()
+    pool.give_back(chunk)
+    assert chunk.start.pos == dma - 1 and chunk.done.pos == dma + 1
+
+
+def test_a_host_target_result_is_not_the_pooled_staging():
+    """For a host target (the call-trace path) ``.to`` would return the staging itself; the next call overwrites it."""
+    from h2d_contracts.h2d_impl import h2d as R
+
+    first = R._to_device([1.0], torch.tensor([1.0]), torch.float32, CPU, None, pin=False)
+    R._to_device([2.0], torch.tensor([2.0]), torch.float32, CPU, None, pin=False)
+    big = torch.ones(1 << 17)
+    r = R._to_device(big, big, torch.float32, CPU, None, pin=False, small_max=0)
+    R._to_device(big * 3, big * 3, torch.float32, CPU, None, pin=False, small_max=0)
+    assert first.item() == 1.0 and bool((r == 1).all())
