@@ -215,7 +215,7 @@ class StagingPool:
 
         Not only the oldest: with several streams the oldest may sit behind other work on
         one stream while a later one, copied on another stream, is already free (found by
-        an outside review of the pool, /tmp/review/bug_head_of_line_streams.py).
+        an outside review of the pool, reports/review/staging-pool/bug_head_of_line_streams.py).
         """
         for i, chunk in enumerate(self._inflight):
             if i == SCAN:
@@ -267,7 +267,7 @@ class StagingPool:
         After the host copy, not in :meth:`take`: with the start recorded before a long host
         copy, another thread could queue a kernel on the same stream between the start and
         the DMA, and "its start has completed" would no longer mean "only our copy is left"
-        (outside review, /tmp/review/bug_start_event_too_early.py).
+        (outside review, reports/review/staging-pool/bug_start_event_too_early.py).
         """
         if self.clock is not None:
             chunk.start.record(chunk.stream)
