@@ -92,7 +92,7 @@ MIN_DEPTH_BYTES = 64 << 20
 #: (backpressure); ``H2D_STAGING_MAX_BYTES`` in the environment overrides it.
 MAX_RETAINED_BYTES = int(os.environ.get("H2D_STAGING_MAX_BYTES", 1 << 30))
 #: Diagnostics: a file to which every ``take`` slower than 0.5 ms appends one line (branch,
-#: retained bytes, queue length, the oldest chunk's state), and ``_copy_chunked`` a phase
+#: retained bytes, queue length, the oldest chunk's state), and ``_copy_pooled`` a phase
 #: breakdown of every call slower than 5 ms. Off unless ``H2D_STAGING_TRACE`` is set.
 TRACE_PATH = os.environ.get("H2D_STAGING_TRACE")
 #: In-flight chunks a take scans for a finished one (the oldest first).
@@ -132,7 +132,7 @@ class _Chunk:
 
 
 class StagingPool:
-    """Chunks of ``chunk_bytes`` pinned host bytes for staging copies to ``device``.
+    """Chunks (small pool) or blocks (one size class of the large pools) of ``chunk_bytes`` pinned host bytes for staging copies to ``device``.
 
     Args:
         device: the target device (``torch.device``) whose streams the copies run on;

@@ -985,7 +985,7 @@ class _ChunkReusedBeforeDone(_P.StagingPool):
         return super().take(want)
 
 
-def _with_pools(name: str, cls: type) -> Callable[..., torch.Tensor]:
+def _with_pools(cls: type) -> Callable[..., torch.Tensor]:
     pools: dict = {}
 
     def fn(data, device=None, dtype=None, out=None):
@@ -1008,14 +1008,14 @@ def _with_pools(name: str, cls: type) -> Callable[..., torch.Tensor]:
 def staging_slice_reused_while_queued() -> Target:
     """the small-payload pool never advances its offset in the open chunk: two calls queued behind a busy stream stage
     into the same pinned bytes, and the first copy reads the second call's values (wrong tokens)."""
-    fn = _with_pools("staging_slice_reused_while_queued", _SliceNotAdvanced)
+    fn = _with_pools(_SliceNotAdvanced)
     return _target("staging_slice_reused_while_queued", fn)
 
 
 def staging_chunk_reused_before_done() -> Target:
     """the large-payload pool reuses the oldest queued block without its completion event: a second large call
     overwrites the block whose DMA is still queued behind a busy stream (the first call's values are lost)."""
-    fn = _with_pools("staging_chunk_reused_before_done", _ChunkReusedBeforeDone)
+    fn = _with_pools(_ChunkReusedBeforeDone)
     return _target("staging_chunk_reused_before_done", fn)
 
 
