@@ -331,3 +331,138 @@ def test_a_host_target_result_is_not_the_pooled_staging():
     r = R._to_device(big, big, torch.float32, CPU, None, pin=False, small_max=0)
     R._to_device(big * 3, big * 3, torch.float32, CPU, None, pin=False, small_max=0)
     assert first.item() == 1.0 and bool((r == 1).all())
+
+
+# --------------------------------------------------------------------------- boundaries and counters (mutmut's survivors at b7070d1)
+
+
+def _in_flight(pool, clock, k: int, *, behind_other_work: bool, started: bool):
+    """Put ``k`` chunks in flight; the first one's copy queued behind other work, or started (running), or neither."""
+    if behind_other_work:
+        clock.current.enqueue()
+    chunks = [_use(pool, clock) for _ in range(k)]
+    if started:
+        clock.current.run(chunks[0].start.pos)
+    return chunks
+
+
+def test_the_depth_budget_is_inclusive_and_counts_two_blocks(monkeypatch):
+    """Growing to exactly max(MIN_DEPTH_BYTES, 2 blocks) allocates; one block more waits for the running oldest."""
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
+    pool, clock = _pool(chunk=64)
+    _in_flight(pool, clock, 1, behind_other_work=False, started=True)
+    pool.take()  # grow to 128 == 2 blocks: allocate, no wait
+    assert pool.allocations == 2 and pool.waits == 0 and not clock.waits
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 192)
+    pool2, clock2 = _pool(chunk=64)
+    _in_flight(pool2, clock2, 2, behind_other_work=False, started=True)
+    pool2.take()  # grow to 192 == MIN_DEPTH_BYTES: allocate
+    assert pool2.allocations == 3 and pool2.waits == 0
+    pool2.take()  # 256 > 192 and the oldest is running: wait
+    assert pool2.allocations == 3 and pool2.waits == 1 == len(clock2.waits)
+
+
+def test_a_small_pool_past_the_depth_still_allocates_for_a_running_oldest(monkeypatch):
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
+    pool, clock = _pool(small=True, chunk=64)
+    _in_flight(pool, clock, 3, behind_other_work=False, started=True)
+    pool.take()
+    assert pool.allocations == 4 and pool.waits == 0 and not clock.waits
+
+
+def test_the_cap_is_inclusive(monkeypatch):
+    """Behind other work a pool allocates up to exactly its cap; one block past it waits (and counts the wait)."""
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
+    pool, clock = _pool(chunk=64, cap=192)
+    _in_flight(pool, clock, 2, behind_other_work=True, started=False)
+    pool.take()  # 192 == cap: allocate
+    assert pool.allocations == 3 and pool.waits == 0
+    pool.take()
+    assert pool.allocations == 3 and pool.waits == 1 == len(clock.waits)
+
+
+def test_a_take_that_fails_leaves_a_usable_pool():
+    """A take whose stream lookup raises keeps its chunk (free, counted); the next take returns a real chunk."""
+    pool, clock = _pool(chunk=64)
+    real = clock.current_stream
+    calls = {"n": 0}
+
+    def flaky():
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("no current stream")
+        return real()
+
+    clock.current_stream = flaky
+    with pytest.raises(RuntimeError):
+        pool.take()
+    chunk = pool.take()
+    assert isinstance(chunk, _staging._Chunk) and pool.allocations == 1 and pool.retained == 64
+
+
+def test_a_chunk_given_back_unmarked_has_start_at_done():
+    """Given back without mark_start (the caller failed before any copy): its start is recorded with its done, on its
+    stream, so "started" never makes a later take wait for work that is not its copy."""
+    pool, clock = _pool(chunk=64)
+    a = _use(pool, clock)  # marked and used once
+    clock.current.run()
+    b = pool.take()
+    assert b is a and b.marked is False
+    clock.current.enqueue()  # other work queued after the take
+    pool.give_back(b)
+    assert b.start.stream is clock.current and b.done.pos == b.start.pos + 1
+
+
+def test_small_slices_pack_tightly_and_an_exact_fit_stays_in_the_chunk():
+    pool, clock = _pool(small=True, chunk=128)
+    clock.current.enqueue()
+    a = pool.small_tensor(torch.Size([63]), torch.uint8, 63)
+    b = pool.small_tensor(torch.Size([64]), torch.uint8, 64)  # 64 + 64 == 128: fits exactly
+    assert a.storage_offset() == 0 and b.storage_offset() == 64
+    assert a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() and pool.allocations == 1
+
+
+def test_trim_keeps_the_chunks_in_flight_and_the_pool_stays_usable():
+    pool, clock = _pool(chunk=64)
+    clock.current.enqueue()
+    a, b = _use(pool, clock), _use(pool, clock)
+    pool.trim()
+    assert list(pool._inflight) == [a, b]
+    host = StagingPool(CPU, 64, pin=False, small=True)
+    host.small_tensor(torch.Size([4]), torch.uint8, 4)
+    assert host.trim() == 64 and host.retained == 0
+    assert host.small_tensor(torch.Size([4]), torch.uint8, 4).numel() == 4 and host.retained == 64
+
+
+def test_stats_report_every_counter():
+    pool, clock = _pool(small=True, chunk=64, cap=1 << 20)
+    clock.current.enqueue()
+    pool.small_tensor(torch.Size([8]), torch.uint8, 8)
+    _use(pool, clock)
+    assert pool.stats() == {"chunk_bytes": 64, "retained_bytes": 128, "in_flight_chunks": 2, "free_chunks": 0, "allocations": 2, "waits": 0}
+
+
+def test_pool_for_caps_and_kinds(monkeypatch):
+    monkeypatch.setattr(_staging, "_POOLS", {})
+    small = _staging.pool_for(CPU, 64, False, small=True)
+    large = _staging.pool_for(CPU, 64, True, small=False)
+    huge = _staging.pool_for(CPU, 1 << 31, False, small=False)
+    assert small.max_retained == _staging.SMALL_MAX_RETAINED_BYTES and not small.wait_if_started
+    assert large.max_retained == _staging.MAX_RETAINED_BYTES and large.wait_if_started
+    assert huge.max_retained == 2 << 31  # two blocks of a size class larger than the cap
+    assert _staging.pool_for(CPU, 64, True, small=False) is large
+    assert set(_staging.staging_stats()) == {"cpu/64/small/pageable", "cpu/64", f"cpu/{1 << 31}/pageable"}
+
+
+def test_empty_staging_cache_sums_every_pool(monkeypatch):
+    monkeypatch.setattr(_staging, "_POOLS", {})
+    for chunk in (32, 64):
+        _staging.pool_for(CPU, chunk, False, small=True).small_tensor(torch.Size([4]), torch.uint8, 4)
+    assert _staging.empty_staging_cache() == 96
+
+
+def test_odd_chunk_sizes_view_whole_elements():
+    """A chunk whose size is not a multiple of the itemsize (tests use such sizes) is viewed up to its last whole element."""
+    chunk = _staging._Chunk(torch.zeros(65, dtype=torch.uint8))
+    t = chunk.tensor(torch.Size([2, 16]), torch.int16)
+    assert t.shape == (2, 16) and t.untyped_storage().data_ptr() == chunk.block.untyped_storage().data_ptr()
