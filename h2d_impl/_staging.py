@@ -188,7 +188,7 @@ class StagingPool:
         ``want``: bytes of the call this chunk serves (its whole payload). Below ``want``
         retained bytes the pool allocates, reusable chunks or not (it comes to hold the
         largest payload seen, up to ``max_retained``). Below
-        ``max(MIN_DEPTH_BYTES, want)`` retained bytes it allocates rather than waits,
+        ``max(MIN_DEPTH_BYTES, two chunks)`` retained bytes it allocates rather than waits,
         so one call can always be staged whole without waiting (a call behind a busy
         stream reuses what its predecessors allocated) and back-to-back calls keep enough
         chunks in flight for the host copy to overlap the DMA. ``max_retained`` bounds
@@ -242,7 +242,7 @@ class StagingPool:
                 chunk = self._alloc()
             elif oldest is not None and (ready := self._first_done()) is not None:
                 chunk = ready
-            elif oldest is not None and grow > min(max(MIN_DEPTH_BYTES, want, 2 * self.chunk_bytes), self.max_retained) and ((self.wait_if_started and oldest.start.query()) or grow > self.max_retained):
+            elif oldest is not None and grow > min(max(MIN_DEPTH_BYTES, 2 * self.chunk_bytes), self.max_retained) and ((self.wait_if_started and oldest.start.query()) or grow > self.max_retained):
                 # Our own copies are running (a wait of at most one chunk's DMA), or the pool is
                 # full (backpressure): wait for the oldest chunk rather than pin more memory.
                 self.waits += 1

@@ -379,6 +379,8 @@ def test_the_cap_is_inclusive(monkeypatch):
     assert pool.allocations == 3 and pool.waits == 0
     pool.take()
     assert pool.allocations == 3 and pool.waits == 1 == len(clock.waits)
+    pool.take()  # the next oldest: a second wait, counted
+    assert pool.allocations == 3 and pool.waits == 2 == len(clock.waits)
 
 
 def test_a_take_that_fails_leaves_a_usable_pool():
@@ -432,6 +434,14 @@ def test_trim_keeps_the_chunks_in_flight_and_the_pool_stays_usable():
     host.small_tensor(torch.Size([4]), torch.uint8, 4)
     assert host.trim() == 64 and host.retained == 0
     assert host.small_tensor(torch.Size([4]), torch.uint8, 4).numel() == 4 and host.retained == 64
+
+
+def test_trim_closes_the_open_chunk_on_its_stream():
+    pool, clock = _pool(small=True, chunk=64)
+    clock.current.enqueue()
+    pool.small_tensor(torch.Size([8]), torch.uint8, 8)
+    opened = pool.open
+    assert pool.trim() == 0 and pool.open is None and list(pool._inflight) == [opened] and not opened.done.query()
 
 
 def test_stats_report_every_counter():
