@@ -10,6 +10,7 @@ written when a call fails.
 from __future__ import annotations
 
 import functools
+import time
 from typing import Any
 
 import numpy as np
@@ -185,10 +186,10 @@ def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
 def _stage(source: torch.Tensor, dtype: torch.dtype, pin: bool) -> torch.Tensor:
     """A fresh contiguous host copy of ``source`` converted to ``dtype`` (pinned if ``pin``).
 
-    Used for host targets and for the rare payload whose single row exceeds a staging
-    chunk. The pinned block comes from torch's caching host allocator, which records the
-    stream of every non_blocking copy that reads it and does not hand the block out again
-    before that copy has run, so dropping it after the call is safe.
+    Used for host targets (``pin=False``: the result is the caller's new tensor). A pinned
+    block would come from torch's caching host allocator, which records the stream of
+    every non_blocking copy that reads it and does not hand the block out again before
+    that copy has run.
     """
     staging = torch.empty(source.shape, dtype=dtype, device="cpu", pin_memory=pin)
     staging.copy_(source)
@@ -233,13 +234,14 @@ def _zero_copy_ok(data: Any, source: torch.Tensor, dtype: torch.dtype) -> bool:
 GATHER_MAX_SPAN = 4
 
 
-def _span(t: torch.Tensor) -> tuple[int, int]:
-    """``(first element offset, elements spanned)`` of non-empty ``t`` in its storage (strides are >= 0 in torch)."""
-    return t.storage_offset(), 1 + sum(st * (sz - 1) for st, sz in zip(t.stride(), t.shape))
+def _span_elements(t: torch.Tensor) -> int:
+    """Elements from non-empty ``t``'s first to its last, gaps included (from :func:`_byte_span`)."""
+    lo, hi = _byte_span(t)
+    return (hi - lo) // t.element_size()
 
 
-def _gather_span(source: torch.Tensor, target: torch.device, out: torch.Tensor | None) -> torch.Tensor:
-    """DMA the contiguous storage span of a pinned view with gaps, then pick its elements on the device.
+def _gather_span(source: torch.Tensor, count: int, target: torch.device, out: torch.Tensor | None) -> torch.Tensor:
+    """DMA the contiguous storage span (``count`` elements) of a pinned view with gaps, then pick its elements on the device.
 
     No host pass and no pinned allocation: a 64 MiB pinned column slice (stride 2) cost a
     21.5 ms host gather behind a busy stream on the H200
@@ -247,8 +249,7 @@ def _gather_span(source: torch.Tensor, target: torch.device, out: torch.Tensor |
     non-blocking contract's 20 ms. The span is read by the DMA later, as for any pinned
     input: the documented hazard applies.
     """
-    first, count = _span(source)
-    span = source.as_strided((count,), (1,), first)  # contiguous, pinned: one DMA
+    span = source.as_strided((count,), (1,), source.storage_offset())  # contiguous, pinned: one DMA (strides >= 0)
     moved = span.to(target, non_blocking=True)
     picked = moved.as_strided(source.shape, source.stride(), moved.storage_offset())
     return out.copy_(picked) if out is not None else picked.contiguous()
@@ -290,18 +291,27 @@ def _to_device(
             # reports/bench/2026-12-01_h200_18ceb4a).
             moved = source.to(target, non_blocking=True)
             return out.copy_(moved) if out is not None else moved.contiguous()
-        if source.numel() and _span(source)[1] <= GATHER_MAX_SPAN * source.numel():
-            return _gather_span(source, target, out)
+        if source.numel():
+            count = _span_elements(source)
+            if count <= GATHER_MAX_SPAN * source.numel():
+                return _gather_span(source, count, target, out)
     nbytes = source.numel() * dtype.itemsize
     if nbytes <= small_max:
         pool = _staging.pool_for(target, small_chunk, pin, small=True)
         with pool.lock:  # held until the copy reading the slice is queued (the chunk's event then covers it)
             staging = pool.small_tensor(source.shape, dtype, nbytes)
             staging.copy_(source)
-            # copy=True: for a host target (the CPU call-trace tests) .to() would return the pooled
-            # staging itself, which the next call overwrites (outside review of the pool)
-            return out.copy_(staging, non_blocking=True) if out is not None else staging.to(target, non_blocking=True, copy=True)
+            return _dma(staging, target, out)
     return _copy_pooled(source, dtype, target, out, min_block, pin=pin)
+
+
+def _dma(staging: torch.Tensor, target: torch.device, out: torch.Tensor | None) -> torch.Tensor:
+    """The one non_blocking copy of pooled ``staging`` into ``out``, or into a new tensor on ``target``.
+
+    ``copy=True``: for a host target (the CPU call-trace tests) ``.to()`` would return the
+    pooled staging itself, which the next call overwrites (outside review of the pool).
+    """
+    return out.copy_(staging, non_blocking=True) if out is not None else staging.to(target, non_blocking=True, copy=True)
 
 
 def _copy_pooled(source: torch.Tensor, dtype: torch.dtype, target: torch.device, out: torch.Tensor | None, min_block: int, *, pin: bool) -> torch.Tensor:
@@ -314,9 +324,8 @@ def _copy_pooled(source: torch.Tensor, dtype: torch.dtype, target: torch.device,
     (reports/gpu/2026-12-01_h200_ef1e129_staging_trace). The overlap of host copy and DMA
     comes from consecutive calls instead (each pool keeps at least two blocks in flight).
     """
-    if _staging.TRACE_PATH:
-        import time
-
+    traced = bool(_staging.TRACE_PATH)
+    if traced:
         t0 = time.perf_counter()
     nbytes = source.numel() * dtype.itemsize
     block_bytes = max(min_block, 1 << (nbytes - 1).bit_length())
@@ -324,17 +333,17 @@ def _copy_pooled(source: torch.Tensor, dtype: torch.dtype, target: torch.device,
     with pool.lock:  # held until the copy reading the block is queued (its event then covers it)
         block = pool.take(nbytes)
         try:
-            if _staging.TRACE_PATH:
+            if traced:
                 t1 = time.perf_counter()
             staging = block.tensor(source.shape, dtype)
             staging.copy_(source)
-            if _staging.TRACE_PATH:
+            if traced:
                 t2 = time.perf_counter()
             pool.mark_start(block)  # right before the DMA: nothing but our copy between start and done
-            result = out.copy_(staging, non_blocking=True) if out is not None else staging.to(target, non_blocking=True, copy=True)
+            result = _dma(staging, target, out)
         finally:
             pool.give_back(block)  # also when a copy raised: the block stays the pool's (outside review)
-    if _staging.TRACE_PATH and (time.perf_counter() - t0) > 5e-3:
+    if traced and (time.perf_counter() - t0) > 5e-3:
         _staging.trace(f"copy_pooled {(time.perf_counter() - t0) * 1e3:.2f} ms {nbytes} B: take={(t1 - t0) * 1e3:.2f} host={(t2 - t1) * 1e3:.2f} {pool.stats()}")
     return result
 
