@@ -190,6 +190,24 @@ def pinned_dma_gbps(device: torch.device, nbytes: int, reps: int = 10) -> float:
     return reps * nbytes / (s.elapsed_time(e) / 1e3) / 1e9
 
 
+def host_copy_gbps(data: torch.Tensor, reps: int = 5) -> float:
+    """The host side alone: GB/s of ``copy_`` from pageable ``data`` into a preallocated pinned tensor (median of ``reps``).
+
+    Every staged pattern does this copy for each call, so with perfect overlap its steady
+    throughput is at most min(this, the pinned DMA limit); shown beside (c) to tell a
+    DMA-bound row from a host-memory-bound one (bench/probe_issue12.py on the H200:
+    40 GB/s at 64 MiB and 256 MiB against a 54 GB/s DMA limit).
+    """
+    pinned = torch.empty_like(data, pin_memory=True)
+    pinned.copy_(data)  # first touch of the pinned pages outside the timing
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        pinned.copy_(data)
+        times.append(time.perf_counter() - t0)
+    return data.numel() * data.element_size() / statistics.median(times) / 1e9
+
+
 def bench_throughput(device: torch.device, pats: dict[str, Pattern], sizes: list[int], total_bytes: int) -> tuple[list[dict], dict[int, float]]:
     rows = []
     limits = {}
@@ -197,7 +215,7 @@ def bench_throughput(device: torch.device, pats: dict[str, Pattern], sizes: list
         limits[nbytes] = pinned_dma_gbps(device, min(nbytes, 256 << 20))
         data = torch.arange(nbytes // 4, dtype=torch.int32)
         calls = max(3, total_bytes // nbytes)
-        row: dict[str, Any] = {"bytes": nbytes, "calls": calls, "pinned_dma_limit": limits[nbytes]}
+        row: dict[str, Any] = {"bytes": nbytes, "calls": calls, "pinned_dma_limit": limits[nbytes], "host_copy_rate": host_copy_gbps(data)}
         for name, fn in pats.items():
             # Each pattern from the same start: the caching host allocator emptied (no pattern
             # inherits pinned blocks an earlier one allocated: at 18ceb4a the first pattern
@@ -386,10 +404,12 @@ def write_markdown(res: dict, path: str) -> None:
     for r in res["busy"]:
         L.append(f"| {r['bytes']:,} | " + " | ".join(f"{r[n]:.2f}" for n in bnames) + " |")
     L += ["", "## (c) steady-state throughput (GB/s; ratio to the pinned DMA limit measured in this run)", ""]
-    L += ["| bytes | limit | " + " | ".join(res["patterns"]) + " |", "|---|---|" + "---|" * len(res["patterns"])]
+    L += ["host copy: pageable -> preallocated pinned `copy_` alone (`host_copy_gbps`), which every staged pattern pays per call", ""]
+    L += ["| bytes | limit | host copy | " + " | ".join(res["patterns"]) + " |", "|---|---|---|" + "---|" * len(res["patterns"])]
     for r in res["throughput"]:
         lim = r["pinned_dma_limit"]
-        L.append(f"| {r['bytes']:,} | {lim:.1f} | " + " | ".join(f"{r[n]:.1f} ({r[n] / lim:.0%})" for n in res["patterns"]) + " |")
+        hc = f"{r['host_copy_rate']:.1f}" if "host_copy_rate" in r else "-"
+        L.append(f"| {r['bytes']:,} | {lim:.1f} | {hc} | " + " | ".join(f"{r[n]:.1f} ({r[n] / lim:.0%})" for n in res["patterns"]) + " |")
     if res.get("layouts"):
         lnames = list(res["patterns"])
         L += ["", f"## (d) pinned layouts, 16 MiB: host us idle / host ms behind {res['busy_ms']:.0f} ms queued", ""]
@@ -448,6 +468,8 @@ def plot(res: dict, path: str) -> None:
     for name in res["patterns"]:
         ax.plot([r["bytes"] for r in res["throughput"]], [r[name] for r in res["throughput"]], marker="o", label=name)
     ax.plot([r["bytes"] for r in res["throughput"]], [r["pinned_dma_limit"] for r in res["throughput"]], "k--", label="pinned DMA limit")
+    if all("host_copy_rate" in r for r in res["throughput"]):
+        ax.plot([r["bytes"] for r in res["throughput"]], [r["host_copy_rate"] for r in res["throughput"]], "k:", label="host copy alone (pageable -> pinned)")
     ax.set(xscale="log", xlabel="bytes", ylabel="GB/s", title="(c) steady-state throughput")
     ax.legend(fontsize=8)
     fig.suptitle(f"H2D patterns on {res['gpu']}, torch {res['torch']}, {res['date'][:10]}")
