@@ -501,7 +501,10 @@ def main() -> int:
         "command": "python3 bench/h2d_bench.py " + " ".join(sys.argv[1:]),
         "patterns": list(pats),
         "busy_ms": 100.0,
-        "busy_reps": 3,
+        # 7, not 3: at 8cdcd4f the median of 3 put the reference at 1.93 ms for 16 MiB, where a
+        # replay with its phases timed gave 0.49-0.70 ms in 4 of 5 reps and one 6.66 ms outlier
+        # (reports/bench/2026-12-01_h200_57f9e8b_busy_phases)
+        "busy_reps": 7,
     }
 
     def save() -> None:  # after every section, so a run cut short still leaves its numbers
