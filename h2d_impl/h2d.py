@@ -183,6 +183,69 @@ def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
     return source, dtype, target
 
 
+#: Host copies of at most this many bytes run on the calling thread alone (:func:`_serial_copy`).
+#: torch runs a host ``copy_`` of 32,768 elements or more as one OpenMP region over every
+#: core, and a region ends with its slowest thread: on the H200 host (16 cores) one other
+#: busy thread anywhere on the machine made every such copy take about 8 ms, 64 KiB to
+#: 16 MiB alike, where one thread took 2.3 us-1.4 ms; quiet, one thread was as fast up to
+#: 256 KiB (64 KiB: 2.6-3.7 us against 7.8-10.9; 256 KiB: 7.7-10.3 against 7.6-9.1) but not
+#: beyond (1 MiB: 39-52 us against 10.5-13.4)
+#: (reports/bench/2026-12-01_h200_8fc3589_omp_contention/, ``bench/omp_contention.py``).
+#: So small payloads, the hot path's many calls, never wait for a time slice; larger ones
+#: keep the parallel copy (one region per call, see :func:`_copy_pooled`).
+SERIAL_COPY_MAX_BYTES = 256 << 10
+#: torch copies fewer elements than this on the calling thread (``at::internal::GRAIN_SIZE``).
+_TORCH_GRAIN = 32768
+_NUMPY_SAME = frozenset({torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16,
+                         torch.uint32, torch.uint64, torch.float16, torch.float32, torch.float64, torch.complex64, torch.complex128})
+_NUMPY_INTS = frozenset({torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64})
+#: Conversions where numpy's cast is C's, as torch's is, for the values validation lets
+#: through (integers in range, no NaN): integers and bool among themselves and to float32/64;
+#: float32/64 to integers and bool; float32 to float64. Not float64 -> float32 (numpy warns
+#: on overflow to inf, torch does not), nor anything with float16 (torch rounds
+#: float64 -> float16 through float32, numpy directly) or complex: those go to torch in pieces.
+_NUMPY_CASTS = frozenset(
+    [(a, b) for a in _NUMPY_INTS for b in _NUMPY_INTS | {torch.float32, torch.float64}]
+    + [(a, b) for a in (torch.float32, torch.float64) for b in _NUMPY_INTS]
+    + [(torch.float32, torch.float64)]
+)
+
+
+def _serial_copy(dst: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
+    """``dst.copy_(src)`` for host tensors of one shape, run on the calling thread alone; returns ``dst``.
+
+    Same result as ``dst.copy_(src)`` (tests/test_reference_impl.py compares them bit for
+    bit over every dtype pair), without an OpenMP region (:data:`SERIAL_COPY_MAX_BYTES`):
+    one ``numpy.copyto`` where numpy's cast is torch's (:data:`_NUMPY_CASTS`), else torch
+    copies of fewer than :data:`_TORCH_GRAIN` elements each. Written here because torch
+    has no per-call thread count (``torch.set_num_threads`` is process-wide).
+    """
+    if dst.numel() < _TORCH_GRAIN:
+        return dst.copy_(src)
+    if (src.dtype == dst.dtype and src.dtype in _NUMPY_SAME or (src.dtype, dst.dtype) in _NUMPY_CASTS) and not (src.is_conj() or src.is_neg() or dst.is_conj() or dst.is_neg()):
+        np.copyto(dst.numpy(), src.numpy(), casting="unsafe")
+        return dst
+    _copy_in_pieces(dst, src)
+    return dst
+
+
+def _copy_in_pieces(dst: torch.Tensor, src: torch.Tensor) -> None:
+    """``dst.copy_(src)`` as copies of fewer than :data:`_TORCH_GRAIN` elements each (rows of the leading dimension, recursively)."""
+    n = dst.numel()
+    if n < _TORCH_GRAIN:
+        dst.copy_(src)
+        return
+    rows = dst.shape[0]
+    per_row = n // rows
+    if per_row >= _TORCH_GRAIN:
+        for i in range(rows):
+            _copy_in_pieces(dst[i], src[i])
+        return
+    step = (_TORCH_GRAIN - 1) // per_row
+    for i in range(0, rows, step):
+        dst[i : i + step].copy_(src[i : i + step])
+
+
 def _stage(source: torch.Tensor, dtype: torch.dtype, pin: bool) -> torch.Tensor:
     """A fresh contiguous host copy of ``source`` converted to ``dtype`` (pinned if ``pin``).
 
@@ -192,8 +255,14 @@ def _stage(source: torch.Tensor, dtype: torch.dtype, pin: bool) -> torch.Tensor:
     that copy has run.
     """
     staging = torch.empty(source.shape, dtype=dtype, device="cpu", pin_memory=pin)
-    staging.copy_(source)
-    return staging
+    return _host_copy(staging, source)
+
+
+def _host_copy(dst: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
+    """``dst.copy_(src)`` on the host: on the calling thread alone up to :data:`SERIAL_COPY_MAX_BYTES`."""
+    if dst.numel() * dst.element_size() <= SERIAL_COPY_MAX_BYTES:
+        return _serial_copy(dst, src)
+    return dst.copy_(src)
 
 
 def _dense(t: torch.Tensor) -> bool:
@@ -300,7 +369,9 @@ def _to_device(
         pool = _staging.pool_for(target, small_chunk, pin, small=True)
         with pool.lock:  # held until the copy reading the slice is queued (the chunk's event then covers it)
             staging = pool.small_tensor(source.shape, dtype, nbytes)
-            staging.copy_(source)
+            # on this thread alone (small_max <= SERIAL_COPY_MAX_BYTES by default); with fewer bytes
+            # than the grain's elements torch's own copy_ is serial: tested inline, two calls saved
+            staging.copy_(source) if nbytes < _TORCH_GRAIN else _host_copy(staging, source)
             return _dma(staging, target, out)
     return _copy_pooled(source, dtype, target, out, min_block, pin=pin)
 
@@ -451,7 +522,7 @@ def _async_h2d(
     source, dtype, target = _prepare(data, device, dtype, out, cpu_only=False)
     if target.type == "cpu":
         if out is not None:
-            return out.copy_(source)
+            return _host_copy(out, source)
         return _stage(source, dtype, pin=False)
     count = _cuda_device_count()
     # One visible device: the target (validated against the count) is the current one; the
@@ -491,5 +562,5 @@ def async_tensor_h2d_cpu(
     """
     source, dtype, _ = _prepare(data, device, dtype, out, cpu_only=True)
     if out is not None:
-        return out.copy_(source)
+        return _host_copy(out, source)
     return _stage(source, dtype, pin=False)

@@ -27,7 +27,7 @@ from pathlib import Path
 #: Tests of the reference itself: they never call --h2d-impl's target (tests/test_h2d_impl_trace.py
 #: has 2 of 13 that do; all left out, so the count errs low). tests/test_h2d_impl_edges.py is
 #: not among them: 17 of its 18 tests take the ``target`` fixture.
-REFERENCE_ONLY = ("tests/test_h2d_impl_errors.py", "tests/test_h2d_impl_trace.py", "tests/test_reference_impl.py")
+REFERENCE_ONLY = ("tests/test_h2d_impl_errors.py", "tests/test_h2d_impl_trace.py", "tests/test_reference_impl.py", "tests/test_serial_copy.py")
 
 
 def run_one(kit: Path, bugs: Path, spec: str, seed: int) -> dict:
