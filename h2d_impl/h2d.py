@@ -194,54 +194,63 @@ def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
 #: So small payloads, the hot path's many calls, never wait for a time slice; larger ones
 #: keep the parallel copy (one region per call, see :func:`_copy_pooled`).
 SERIAL_COPY_MAX_BYTES = 256 << 10
-#: torch copies fewer elements than this on the calling thread (``at::internal::GRAIN_SIZE``).
+#: torch copies at most this many elements on the calling thread (``at::internal::GRAIN_SIZE``;
+#: parallel from 32,769: outside review of this copy, reports/review/serial-copy/).
 _TORCH_GRAIN = 32768
-_NUMPY_SAME = frozenset({torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16,
+_NUMPY_SAME = frozenset({torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16,
                          torch.uint32, torch.uint64, torch.float16, torch.float32, torch.float64, torch.complex64, torch.complex128})
-_NUMPY_INTS = frozenset({torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64})
+_NUMPY_INTS = frozenset({torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64})
 #: Conversions where numpy's cast is C's, as torch's is, for the values validation lets
-#: through (integers in range, no NaN): integers and bool among themselves and to float32/64;
-#: float32/64 to integers and bool; float32 to float64. Not float64 -> float32 (numpy warns
-#: on overflow to inf, torch does not), nor anything with float16 (torch rounds
-#: float64 -> float16 through float32, numpy directly) or complex: those go to torch in pieces.
+#: through (integers in range, no NaN into integers): integers among themselves, to bool and
+#: to float32/64; float32/64 to integers and bool; float32 to float64. Never from bool (a
+#: bool byte that is neither 0 nor 1 is read as 1 by torch, kept by numpy), nor anything
+#: with float16 (torch rounds float64 -> float16 through float32, numpy directly) or complex,
+#: nor float64 -> float32: those go to torch in pieces.
 _NUMPY_CASTS = frozenset(
-    [(a, b) for a in _NUMPY_INTS for b in _NUMPY_INTS | {torch.float32, torch.float64}]
-    + [(a, b) for a in (torch.float32, torch.float64) for b in _NUMPY_INTS]
+    [(a, b) for a in _NUMPY_INTS for b in _NUMPY_INTS | {torch.bool, torch.float32, torch.float64}]
+    + [(a, b) for a in (torch.float32, torch.float64) for b in _NUMPY_INTS | {torch.bool}]
     + [(torch.float32, torch.float64)]
 )
 
 
 def _serial_copy(dst: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
-    """``dst.copy_(src)`` for host tensors of one shape, run on the calling thread alone; returns ``dst``.
+    """``dst.copy_(src)`` into a staging tensor of the reference's own, on the calling thread alone; returns ``dst``.
 
-    Same result as ``dst.copy_(src)`` (tests/test_reference_impl.py compares them bit for
-    bit over every dtype pair), without an OpenMP region (:data:`SERIAL_COPY_MAX_BYTES`):
-    one ``numpy.copyto`` where numpy's cast is torch's (:data:`_NUMPY_CASTS`), else torch
-    copies of fewer than :data:`_TORCH_GRAIN` elements each. Written here because torch
-    has no per-call thread count (``torch.set_num_threads`` is process-wide).
+    ``dst`` is a fresh host tensor nobody else holds (no autograd history, no subclass: the
+    numpy route bypasses both), ``src`` a host tensor of the same shape. The values are
+    ``copy_``'s (tests/test_serial_copy.py compares the bytes over every dtype pair and
+    layout; the NaN payload bits of a converting copy may differ, as they do between
+    torch's own vector and scalar loops), without an OpenMP region
+    (:data:`SERIAL_COPY_MAX_BYTES`): one ``numpy.copyto`` where numpy's cast is torch's
+    (:data:`_NUMPY_CASTS`; its floating-point warnings silenced, as torch has none), else
+    torch copies of at most :data:`_TORCH_GRAIN` elements each. Conj and neg views and
+    zero tensors take torch's own ``copy_`` whole (torch mishandles a one-element copy of a
+    neg view into float16). Written here because torch has no per-call thread count
+    (``torch.set_num_threads`` is process-wide).
     """
-    if dst.numel() < _TORCH_GRAIN:
+    if dst.numel() <= _TORCH_GRAIN or src.is_conj() or src.is_neg() or src._is_zerotensor():
         return dst.copy_(src)
-    if (src.dtype == dst.dtype and src.dtype in _NUMPY_SAME or (src.dtype, dst.dtype) in _NUMPY_CASTS) and not (src.is_conj() or src.is_neg() or dst.is_conj() or dst.is_neg()):
-        np.copyto(dst.numpy(), src.numpy(), casting="unsafe")
+    if src.dtype == dst.dtype and src.dtype in _NUMPY_SAME or (src.dtype, dst.dtype) in _NUMPY_CASTS:
+        with np.errstate(all="ignore"):  # a signalling NaN warns in numpy's cast, never in torch's
+            np.copyto(dst.numpy(), src.numpy(), casting="unsafe")
         return dst
     _copy_in_pieces(dst, src)
     return dst
 
 
 def _copy_in_pieces(dst: torch.Tensor, src: torch.Tensor) -> None:
-    """``dst.copy_(src)`` as copies of fewer than :data:`_TORCH_GRAIN` elements each (rows of the leading dimension, recursively)."""
+    """``dst.copy_(src)`` as copies of at most :data:`_TORCH_GRAIN` elements each (rows of the leading dimension, recursively)."""
     n = dst.numel()
-    if n < _TORCH_GRAIN:
+    if n <= _TORCH_GRAIN:
         dst.copy_(src)
         return
     rows = dst.shape[0]
     per_row = n // rows
-    if per_row >= _TORCH_GRAIN:
+    if per_row > _TORCH_GRAIN:
         for i in range(rows):
             _copy_in_pieces(dst[i], src[i])
         return
-    step = (_TORCH_GRAIN - 1) // per_row
+    step = _TORCH_GRAIN // per_row
     for i in range(0, rows, step):
         dst[i : i + step].copy_(src[i : i + step])
 
@@ -259,8 +268,8 @@ def _stage(source: torch.Tensor, dtype: torch.dtype, pin: bool) -> torch.Tensor:
 
 
 def _host_copy(dst: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
-    """``dst.copy_(src)`` on the host: on the calling thread alone up to :data:`SERIAL_COPY_MAX_BYTES`."""
-    if dst.numel() * dst.element_size() <= SERIAL_COPY_MAX_BYTES:
+    """``dst.copy_(src)`` into the reference's own staging: on the calling thread alone while the wider side is at most :data:`SERIAL_COPY_MAX_BYTES`."""
+    if dst.numel() * max(dst.element_size(), src.element_size()) <= SERIAL_COPY_MAX_BYTES:
         return _serial_copy(dst, src)
     return dst.copy_(src)
 
@@ -371,7 +380,7 @@ def _to_device(
             staging = pool.small_tensor(source.shape, dtype, nbytes)
             # on this thread alone (small_max <= SERIAL_COPY_MAX_BYTES by default); with fewer bytes
             # than the grain's elements torch's own copy_ is serial: tested inline, two calls saved
-            staging.copy_(source) if nbytes < _TORCH_GRAIN else _host_copy(staging, source)
+            staging.copy_(source) if nbytes <= _TORCH_GRAIN else _host_copy(staging, source)
             return _dma(staging, target, out)
     return _copy_pooled(source, dtype, target, out, min_block, pin=pin)
 
@@ -522,7 +531,7 @@ def _async_h2d(
     source, dtype, target = _prepare(data, device, dtype, out, cpu_only=False)
     if target.type == "cpu":
         if out is not None:
-            return _host_copy(out, source)
+            return out.copy_(source)  # the caller's tensor: torch's copy_ (autograd's version counter, subclasses)
         return _stage(source, dtype, pin=False)
     count = _cuda_device_count()
     # One visible device: the target (validated against the count) is the current one; the
@@ -562,5 +571,5 @@ def async_tensor_h2d_cpu(
     """
     source, dtype, _ = _prepare(data, device, dtype, out, cpu_only=True)
     if out is not None:
-        return _host_copy(out, source)
+        return out.copy_(source)
     return _stage(source, dtype, pin=False)
