@@ -300,6 +300,9 @@ def _at(idx: tuple[int, ...]) -> str:
     return f"data[{', '.join(map(str, idx))}]" if idx else "data"
 
 
+_NUMPY_FLOATS = frozenset({torch.float16, torch.float32, torch.float64})
+
+
 def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
     """Raise unless converting ``source`` to ``dtype`` keeps every value's meaning.
 
@@ -328,18 +331,25 @@ def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
     if source.is_complex():
         raise TypeError(f"data is complex ({source.dtype}) but dtype={dtype} is an integer dtype")
     info = torch.iinfo(dtype)
+    # The checks run in numpy where it can hold the source: one thread, where each torch op
+    # on more than 32,768 elements is an OpenMP region that waits about 8 ms for a time slice
+    # when another thread is busy on the H200 host (h2d.SERIAL_COPY_MAX_BYTES).
     if source.is_floating_point():
-        wide = source.to(torch.float64)
-        bad = ~torch.isfinite(wide)
-        if bad.any():
-            idx = _first_index(bad)
+        if source.dtype in _NUMPY_FLOATS and not source.is_neg():
+            wide_np = source.numpy().astype(np.float64)  # float64 first: numpy 2 compares a float32 array with a Python float in float32
+        else:  # bfloat16, float8, neg views: torch
+            wide_np = source.to(torch.float64).numpy()
+        wide = torch.from_numpy(wide_np)
+        bad_np = ~np.isfinite(wide_np)
+        if bad_np.any():
+            idx = _first_index(torch.from_numpy(np.array(bad_np, dtype=np.bool_, ndmin=0, copy=True)))  # 0-d: numpy gives a scalar
             raise ValueError(
                 f"{_at(idx)} = {wide[idx].item()} cannot be converted to integer dtype {dtype}"
             )
         # The value itself must lie in [min, max] (torch.tensor's rule for Python
         # floats: -0.5 is out of range for uint8). float(max) rounds up for int64, so
         # max + 1, a power of two and exact in float64, is checked too.
-        bad = (wide < float(info.min)) | (wide > float(info.max)) | (wide >= float(info.max + 1))
+        bad_np = (wide_np < float(info.min)) | (wide_np > float(info.max)) | (wide_np >= float(info.max + 1))
     else:
         sinfo = torch.iinfo(source.dtype)
         if sinfo.min >= info.min and sinfo.max <= info.max:
@@ -348,9 +358,11 @@ def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
         # comparison kernels for uint16/32/64 on the CPU).
         values = source.numpy()
         bad_np = (values < info.min) | (values > info.max)
+        wide = None
+    if np.any(bad_np):
         bad = torch.from_numpy(np.array(bad_np, dtype=np.bool_, ndmin=0, copy=True))
-        wide = source.to(torch.int64) if source.dtype != getattr(torch, "uint64", None) else torch.from_numpy(values.astype(np.float64))
-    if bad.any():
+        if wide is None:
+            wide = source.to(torch.int64) if source.dtype != getattr(torch, "uint64", None) else torch.from_numpy(values.astype(np.float64))
         idx = _first_index(bad)
         raise ValueError(
             f"{_at(idx)} = {wide[idx].item()} is out of range for {dtype} "

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import torch
 from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from h2d_contracts.h2d_impl import SUPPORTED_DTYPES
 from h2d_contracts.h2d_impl import h2d as ref
@@ -204,3 +205,39 @@ def test_review_signalling_nan_warns_nothing():
 def test_review_zero_tensor_source():
     data = torch._efficientzerotensor(40_000, dtype=torch.int32)
     assert _same_bytes(h2d_impl.async_tensor_h2d(data, device="cpu"), torch.zeros(40_000, dtype=torch.int32))
+
+
+class _ComputeOps(TorchDispatchMode):
+    """Every aten op that computes (views and ``empty`` excluded), with the most elements it touched."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ops: list[tuple[str, int]] = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        if not func.is_view and func.overloadpacket is not torch.ops.aten.empty:
+            sizes = [a.numel() for a in args if isinstance(a, torch.Tensor)] + ([out.numel()] if isinstance(out, torch.Tensor) else [])
+            self.ops.append((str(func), max(sizes, default=0)))
+        return out
+
+
+SMALL_CALLS = {  # 40,000 elements, the wider side at most 256 KiB: no OpenMP region anywhere in the call
+    "ndarray float32 -> int32": (lambda: np.arange(40_000, dtype=np.float32), torch.int32),
+    "tensor int32 -> int16": (lambda: torch.arange(40_000, dtype=torch.int32) % 100, torch.int16),
+    "tensor float16 -> int16": (lambda: torch.arange(40_000, dtype=torch.float16) % 100, torch.int16),
+    "ndarray int32, own dtype": (lambda: np.arange(40_000, dtype=np.int32), None),
+    "tensor bfloat16 -> float32": (lambda: torch.arange(40_000, dtype=torch.bfloat16), torch.float32),
+    "ndarray uint8 -> float32": (lambda: np.arange(40_000, dtype=np.uint8), torch.float32),
+    "list of bools": (lambda: [i % 3 == 0 for i in range(40_000)], None),
+}
+
+
+@pytest.mark.parametrize("name", list(SMALL_CALLS))
+def test_a_small_host_call_runs_no_parallel_op(name):
+    """Validation (check_representable) and staging of a small payload stay below torch's parallel grain."""
+    make, dtype = SMALL_CALLS[name]
+    data = make()
+    with _ComputeOps() as mode:
+        h2d_impl.async_tensor_h2d(data, device="cpu", dtype=dtype)
+    assert [op for op in mode.ops if op[1] > GRAIN] == []
