@@ -339,7 +339,7 @@ def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
             wide_np = source.numpy().astype(np.float64)  # float64 first: numpy 2 compares a float32 array with a Python float in float32
         else:  # bfloat16, float8, neg views: torch
             wide_np = source.to(torch.float64).numpy()
-        wide = torch.from_numpy(wide_np)
+        wide = torch.from_numpy(wide_np)  # no copy: read only for a message
         bad_np = ~np.isfinite(wide_np)
         if bad_np.any():
             idx = _first_index(torch.from_numpy(np.array(bad_np, dtype=np.bool_, ndmin=0, copy=True)))  # 0-d: numpy gives a scalar

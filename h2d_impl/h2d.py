@@ -184,7 +184,7 @@ def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
 
 
 #: Host copies of at most this many bytes run on the calling thread alone (:func:`_serial_copy`).
-#: torch runs a host ``copy_`` of 32,768 elements or more as one OpenMP region over every
+#: torch runs a host ``copy_`` of more than 32,768 elements as one OpenMP region over every
 #: core, and a region ends with its slowest thread: on the H200 host (16 cores) one other
 #: busy thread anywhere on the machine made every such copy take about 8 ms, 64 KiB to
 #: 16 MiB alike, where one thread took 2.3 us-1.4 ms; quiet, one thread was as fast up to
