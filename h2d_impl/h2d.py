@@ -416,7 +416,7 @@ def _copy_pooled(source: torch.Tensor, dtype: torch.dtype, target: torch.device,
             if traced:
                 t1 = time.perf_counter()
             staging = block.tensor(source.shape, dtype)
-            staging.copy_(source)
+            _host_copy(staging, source)  # parallel at the defaults (payloads > SMALL_MAX_BYTES = SERIAL_COPY_MAX_BYTES)
             if traced:
                 t2 = time.perf_counter()
             pool.mark_start(block)  # right before the DMA: nothing but our copy between start and done
