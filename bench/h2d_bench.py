@@ -34,6 +34,7 @@ Writes results.json, results.md (tables with ratios), h2d_bench.png and profile.
 from __future__ import annotations
 
 import argparse
+import functools
 import datetime
 import json
 import os
@@ -121,22 +122,29 @@ def host_us(fn: Callable[[], Any], iters: int, device: torch.device) -> float:
     return statistics.median(times) / 1e3
 
 
-def busy_host_ms(call: Callable[[], Any], device: torch.device, busy_ms: float, cpm: float, reps: int) -> float:
-    """Median host time (ms) of ``call()`` issued right after ``busy_ms`` of spin work was queued on the current stream.
+def busy_host_ms(calls: dict[str, Callable[[], Any]], device: torch.device, busy_ms: float, cpm: float, reps: int) -> dict[str, float]:
+    """Median host time (ms) of each ``calls[name]()`` issued right after ``busy_ms`` of spin work was queued on the current stream.
 
     The device is synchronized before each sample and after it, so every sample starts
-    behind the same queue; ``cpm`` is :func:`cycles_per_ms` of the device.
+    behind the same queue; ``cpm`` is :func:`cycles_per_ms` of the device. The patterns are
+    sampled interleaved, rep by rep, and each rep starts one pattern later: no pattern is
+    always the first sample after the row's set-up. (Until 9937744 each pattern took its
+    reps in a row, the reference first; bench/probe_variants.py on the H200 then measured one
+    and the same code path at 0.29 ms when first in its round and 0.15 ms when second,
+    reports/bench/2026-12-01_h200_9937744_probe_variants/.)
     """
-    samples = []
-    for _ in range(reps):
-        torch.cuda.synchronize(device)
-        with torch.cuda.device(device):
-            torch.cuda._sleep(int(busy_ms * cpm))
-        t0 = time.perf_counter_ns()
-        call()
-        samples.append((time.perf_counter_ns() - t0) / 1e6)
-        torch.cuda.synchronize(device)
-    return statistics.median(samples)
+    names = list(calls)
+    samples: dict[str, list[float]] = {name: [] for name in names}
+    for rep in range(reps):
+        for name in names[rep % len(names):] + names[: rep % len(names)]:
+            torch.cuda.synchronize(device)
+            with torch.cuda.device(device):
+                torch.cuda._sleep(int(busy_ms * cpm))
+            t0 = time.perf_counter_ns()
+            calls[name]()
+            samples[name].append((time.perf_counter_ns() - t0) / 1e6)
+            torch.cuda.synchronize(device)
+    return {name: statistics.median(v) for name, v in samples.items()}
 
 
 def bench_small(device: torch.device, pats: dict[str, Pattern], sizes: list[int], iters: int) -> list[dict]:
@@ -166,10 +174,10 @@ def bench_busy(device: torch.device, pats: dict[str, Pattern], sizes: list[int],
         buf = h2d_impl.CpuGpuBuffer(n, dtype=torch.int32, device=device, pin_memory=True)
         cases = dict(pats)
         cases["buffer_floor"] = lambda p, d: buf.copy_to_gpu(n)
-        for name, fn in cases.items():
+        for fn in cases.values():
             fn(data, device)  # warm-up: the caching host allocator then holds blocks of the size
             torch.cuda.synchronize(device)
-            row[name] = busy_host_ms(lambda: fn(data, device), device, busy_ms, cpm, reps)
+        row.update(busy_host_ms({name: functools.partial(fn, data, device) for name, fn in cases.items()}, device, busy_ms, cpm, reps))
         rows.append(row)
         print(f"(b) {nbytes:>11d} B busy {busy_ms:.0f} ms: " + " ".join(f"{k}={v:.2f}ms" for k, v in row.items() if k != "bytes"), flush=True)
     return rows
@@ -258,7 +266,8 @@ def bench_layouts(device: torch.device, pats: dict[str, Pattern], busy_ms: float
         row: dict[str, Any] = {"layout": label, "bytes": data.numel() * data.element_size()}
         for name, fn in pats.items():
             row[f"{name}_idle_us"] = host_us(lambda: fn(data, device), 50, device)
-            row[f"{name}_busy_ms"] = busy_host_ms(lambda: fn(data, device), device, busy_ms, cpm, reps)
+        busy = busy_host_ms({name: functools.partial(fn, data, device) for name, fn in pats.items()}, device, busy_ms, cpm, reps)
+        row.update({f"{name}_busy_ms": ms for name, ms in busy.items()})
         rows.append(row)
         print(f"(d) {label}: " + " ".join(f"{k}={v:.2f}" for k, v in row.items() if isinstance(v, float)), flush=True)
     return rows

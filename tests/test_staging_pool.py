@@ -308,6 +308,28 @@ def test_a_finished_chunk_behind_the_oldest_is_reused():
     assert pool.take() is b and not clock.waits and pool.allocations == 2 and a in pool._inflight
 
 
+def test_one_stream_queries_one_event_per_take(monkeypatch):
+    """Back-to-back calls on one stream: the oldest chunk unfinished means every later one on that stream is too (a
+    stream's events complete in order), so a take queries one event, not SCAN; another stream's chunks are still
+    queried (the head-of-line test above)."""
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 1 << 20)
+    pool, clock = _pool(cap=1 << 20)
+    clock.current.enqueue()  # a long kernel ahead of everything
+    for _ in range(6):
+        _use(pool, clock)
+    queries = []
+    original = SimEvent.query
+    monkeypatch.setattr(SimEvent, "query", lambda self: queries.append(self) or original(self))
+    assert pool.take() not in pool._inflight and pool.allocations == 7
+    assert len(queries) == 1
+    clock.current = SimStream(2)
+    b = _use(pool, clock)
+    clock.current.run()
+    queries.clear()
+    assert pool.take() is b
+    assert len(queries) == 2  # stream 1's oldest, then stream 2's chunk (finished: reused)
+
+
 def test_start_is_marked_right_before_the_copy():
     """``take`` records nothing; ``mark_start`` (right before the DMA) records the start, so work another thread queues
     during the host copy lies before it, not between start and done (the review's bug_start_event_too_early.py)."""
