@@ -311,7 +311,7 @@ def as_source_tensor(data: Any, *, infer_dtype: bool = True) -> tuple[torch.Tens
             raise TypeError(f"data of type {type(data).__qualname__} is not supported: pass an int, float, bool or complex")
         flat = _flat_list(data)
         if flat is not None:
-            return flat
+            return flat if infer_dtype else (flat[0], flat[0].dtype)
         arr = _list_to_array(data)
         source = _numpy_to_tensor(arr)
         if not infer_dtype:
