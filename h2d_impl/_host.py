@@ -120,7 +120,8 @@ _NUMPY_KINDS = frozenset("biufc")
 
 
 #: ``dtype.char`` of the numpy dtypes ``torch.from_numpy`` views as they are (canonical
-#: integer chars only: ``np.longlong`` ('q' on Linux) aliases int64 ('l') but is refused).
+#: integer chars only: ``np.longlong`` ('q' on Linux) aliases int64 ('l'); older torch
+#: releases refused it, torch 2.13 accepts it; it stays on the general route, which views it as int64).
 _VIEWABLE_CHARS = frozenset(
     np.dtype(t).char
     for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,

@@ -99,6 +99,8 @@ TRACE_PATH = os.environ.get("H2D_STAGING_TRACE")
 SCAN = 8
 #: Sub-allocations start at multiples of this (covers every dtype's alignment).
 ALIGN = 64
+#: CUDA's ``cudaStreamPerThread`` handle.
+_PER_THREAD_STREAM = 2
 
 
 @functools.lru_cache(maxsize=1024)
@@ -263,7 +265,11 @@ class StagingPool:
         if self.clock is not None:
             try:
                 chunk.stream = self.clock.current_stream()
-                chunk.key = self.stream_key()
+                key = self.stream_key()
+                # cudaStreamPerThread (handle 2, e.g. torch.cuda.ExternalStream(2)) is one handle
+                # for a different stream in each thread: key it by thread too, or _first_done
+                # would take two threads' streams for one (outside review, reports/review/fast-paths/)
+                chunk.key = key if key != _PER_THREAD_STREAM else hash((key, threading.get_ident()))
                 if chunk.start is None:
                     chunk.start, chunk.done = self.clock.event(), self.clock.event()
             except BaseException:

@@ -330,6 +330,34 @@ def test_one_stream_queries_one_event_per_take(monkeypatch):
     assert len(queries) == 2  # stream 1's oldest, then stream 2's chunk (finished: reused)
 
 
+def test_per_thread_default_stream_is_one_stream_per_thread(monkeypatch):
+    """cudaStreamPerThread (handle 2) is a different stream in each thread: a finished chunk copied on thread B's is reused
+    while thread A's waits behind a kernel (the fast-paths review's repro_shared_key.py: keyed by handle alone, the take
+    skipped B's chunk and waited for A's kernel)."""
+    import threading
+
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
+    pool, clock = _pool(cap=128)
+    a_stream = SimStream(_staging._PER_THREAD_STREAM)
+    clock.current = a_stream
+    a_stream.enqueue()  # a long kernel on thread A's stream
+    a = _use(pool, clock)
+    b_stream = SimStream(_staging._PER_THREAD_STREAM)
+    got = []
+
+    def thread_b():
+        clock.current = b_stream
+        b = _use(pool, clock)
+        b_stream.run()
+        got.append((pool.take(), b))
+
+    worker = threading.Thread(target=thread_b)
+    worker.start()
+    worker.join()
+    taken, b = got[0]
+    assert taken is b and not clock.waits and pool.allocations == 2 and a in pool._inflight
+
+
 def test_start_is_marked_right_before_the_copy():
     """``take`` records nothing; ``mark_start`` (right before the DMA) records the start, so work another thread queues
     during the host copy lies before it, not between start and done (the review's bug_start_event_too_early.py)."""
