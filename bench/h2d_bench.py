@@ -147,18 +147,33 @@ def busy_host_ms(calls: dict[str, Callable[[], Any]], device: torch.device, busy
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
-def bench_small(device: torch.device, pats: dict[str, Pattern], sizes: list[int], iters: int) -> list[dict]:
+def bench_small(device: torch.device, pats: dict[str, Pattern], sizes: list[int], iters: int, rounds: int = 3) -> list[dict]:
+    """(a) host us per call on an idle stream: per cell the median of ``rounds`` round medians of ``iters // rounds`` calls.
+
+    The floor and the patterns are measured round by round, each round starting one later
+    (as :func:`busy_host_ms`): at 66fcbc6 the first cell of the run, the reference's
+    1-element list, read 25.2 us while an interleaved probe of the same code on the same
+    machine read 15.5 (reports/bench/2026-12-01_h200_66fcbc6/,
+    reports/bench/2026-12-01_h200_9937744_probe_variants/).
+    """
     rows = []
+    per_round = max(1, iters // rounds)
     for n in sizes:
         buf = h2d_impl.CpuGpuBuffer(max(n, 1), dtype=torch.int32, device=device, pin_memory=True)
         buf.cpu.copy_(torch.arange(max(n, 1), dtype=torch.int32))
-        floor = host_us(lambda: buf.copy_to_gpu(n), iters, device)
-        raw_floor = host_us(lambda: buf.gpu[:n].copy_(buf.cpu[:n], non_blocking=True), iters, device)
         for kind in ("list", "ndarray", "tensor"):
             data = payload(kind, n)
-            row = {"n": n, "kind": kind, "buffer_floor": floor, "raw_slice_copy": raw_floor}
-            for name, fn in pats.items():
-                row[name] = host_us(lambda: fn(data, device), iters, device)
+            calls: dict[str, Callable[[], Any]] = {
+                "buffer_floor": lambda: buf.copy_to_gpu(n),
+                "raw_slice_copy": lambda: buf.gpu[:n].copy_(buf.cpu[:n], non_blocking=True),
+            }
+            calls.update({name: functools.partial(fn, data, device) for name, fn in pats.items()})
+            names = list(calls)
+            samples: dict[str, list[float]] = {name: [] for name in names}
+            for r in range(rounds):
+                for name in names[r % len(names):] + names[: r % len(names)]:
+                    samples[name].append(host_us(calls[name], per_round, device))
+            row = {"n": n, "kind": kind, **{name: statistics.median(v) for name, v in samples.items()}}
             rows.append(row)
             print(f"(a) n={n:5d} {kind:8s} " + " ".join(f"{k}={v:.1f}" for k, v in row.items() if isinstance(v, float)), flush=True)
     return rows
