@@ -134,8 +134,8 @@ def _numpy_to_tensor(arr: np.ndarray) -> torch.Tensor:
     dt = arr.dtype
     if dt.char in _VIEWABLE_CHARS and dt.isnative and arr.flags.writeable and (arr.ndim == 0 or (arr.ndim == 1 and arr.strides[0] == dt.itemsize)):
         # The common case (a writeable, native, 0-d or unit-stride 1-d array) in one test:
-        # the checks below cost about 1 us of a small call (CPU machine, /tmp micro-timings
-        # quoted in reports/bench/2026-12-02_cpu_python_overhead.md).
+        # the checks below cost about 0.8 us of a small call (as_source_tensor of 16 int32:
+        # 1.66 -> 0.90 us, reports/bench/2026-12-01_cpu_host_prep/).
         return torch.from_numpy(arr)
     if arr.dtype.kind not in _NUMPY_KINDS:
         raise TypeError(
@@ -239,8 +239,8 @@ def _flat_list(data: Any) -> tuple[torch.Tensor, torch.dtype] | None:
     """``(source, own_dtype)`` of a non-empty flat list or tuple of one exact type among int, float and bool; None otherwise.
 
     The hot path's lists (token ids, positions, slot mappings): one ``set(map(type, ...))``
-    and one ``np.array(..., dtype=...)`` decide and convert (about 1 us for 16 ints on the
-    CPU machine, against about 3.3 us for the general route). The values and dtype are the
+    and one ``np.array(..., dtype=...)`` decide and convert (``as_source_tensor`` of 16 ints:
+    1.8 us on the CPU machine, 3.3 us by the general route; reports/bench/2026-12-01_cpu_host_prep/). The values and dtype are the
     general route's: ``np.asarray`` makes int64, float64 and bool arrays of such lists, and
     the scans of :func:`_list_to_array` and :func:`_has_typed_leaf` find nothing in them.
     Ints outside int64 raise OverflowError here and are left to the general route (uint64,
