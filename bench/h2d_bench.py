@@ -133,17 +133,26 @@ def busy_host_ms(calls: dict[str, Callable[[], Any]], device: torch.device, busy
     and the same code path at 0.29 ms when first in its round and 0.15 ms when second,
     reports/bench/2026-12-01_h200_9937744_probe_variants/.)
     """
+    def sample(call: Callable[[], Any]) -> float:
+        torch.cuda.synchronize(device)
+        with torch.cuda.device(device):
+            torch.cuda._sleep(int(busy_ms * cpm))
+        t0 = time.perf_counter_ns()
+        call()
+        ms = (time.perf_counter_ns() - t0) / 1e6
+        torch.cuda.synchronize(device)
+        return ms
+
+    return rotated_medians(calls, reps, sample)
+
+
+def rotated_medians(calls: dict[str, Callable[[], Any]], rounds: int, sample: Callable[[Callable[[], Any]], float]) -> dict[str, float]:
+    """Median over ``rounds`` of ``sample(calls[name])`` per name, the calls interleaved round by round, each round starting one later."""
     names = list(calls)
     samples: dict[str, list[float]] = {name: [] for name in names}
-    for rep in range(reps):
-        for name in names[rep % len(names):] + names[: rep % len(names)]:
-            torch.cuda.synchronize(device)
-            with torch.cuda.device(device):
-                torch.cuda._sleep(int(busy_ms * cpm))
-            t0 = time.perf_counter_ns()
-            calls[name]()
-            samples[name].append((time.perf_counter_ns() - t0) / 1e6)
-            torch.cuda.synchronize(device)
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            samples[name].append(sample(calls[name]))
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
@@ -168,12 +177,7 @@ def bench_small(device: torch.device, pats: dict[str, Pattern], sizes: list[int]
                 "raw_slice_copy": lambda: buf.gpu[:n].copy_(buf.cpu[:n], non_blocking=True),
             }
             calls.update({name: functools.partial(fn, data, device) for name, fn in pats.items()})
-            names = list(calls)
-            samples: dict[str, list[float]] = {name: [] for name in names}
-            for r in range(rounds):
-                for name in names[r % len(names):] + names[: r % len(names)]:
-                    samples[name].append(host_us(calls[name], per_round, device))
-            row = {"n": n, "kind": kind, **{name: statistics.median(v) for name, v in samples.items()}}
+            row = {"n": n, "kind": kind, **rotated_medians(calls, rounds, lambda call: host_us(call, per_round, device))}
             rows.append(row)
             print(f"(a) n={n:5d} {kind:8s} " + " ".join(f"{k}={v:.1f}" for k, v in row.items() if isinstance(v, float)), flush=True)
     return rows
