@@ -1,15 +1,20 @@
 """Reusable contracts (properties) of H2D copy utilities, written against :class:`Target`.
 
-Catalogue ids (the design brief, ../shared/DESIGN.md): values, dtype, out, target, no-alias, staging,
-non-blocking, snapshot, stream, buffer, cpu-path, bad-input, input-untouched, concurrency,
-hygiene. Each ``check_*`` raises
-:class:`ContractViolation` (an AssertionError whose message starts with ``[id]``) or
-:class:`NotApplicable` when the target lacks a capability the contract needs.
+One module per contract area holds its checks (``check_*(target, ...)``: one concrete
+input, raises :class:`ContractViolation`) and its properties (``prop_*(target, device)``:
+strategies bound to checks, registered under their catalogue id in
+:data:`~contracts.registry.PROPERTIES`). Catalogue ids: see :data:`CATALOGUE` and
+docs/contracts.md. A contract that needs what the target lacks raises
+:class:`NotApplicable`.
 """
 
-from ._report import ContractViolation, NotApplicable, repro_call
-from .target import BUILTIN_TARGETS, CAPABILITIES, Target, load_target
+from . import bad_input, buffer, cpu_path, dtype, gpu, input_untouched, no_alias, no_target, out, reliability, values  # noqa: F401 - registers the properties
+from .describe import describe_call, describe_value
+from .registry import GPU_CONTRACTS, PROPERTIES, prop, run_property
+from .targets import BUILTIN_TARGETS, CAPABILITIES, INPUT_KINDS, Target, TargetLoadError, load_target
+from .violations import ContractViolation, KitError, NotApplicable, TargetTimeout
 
+#: The catalogue ids, in the order the docs list them.
 CATALOGUE = (
     "values",
     "dtype",
@@ -33,9 +38,18 @@ __all__ = [
     "BUILTIN_TARGETS",
     "CAPABILITIES",
     "CATALOGUE",
+    "GPU_CONTRACTS",
+    "INPUT_KINDS",
+    "PROPERTIES",
     "ContractViolation",
+    "KitError",
     "NotApplicable",
     "Target",
+    "TargetLoadError",
+    "TargetTimeout",
+    "describe_call",
+    "describe_value",
     "load_target",
-    "repro_call",
+    "prop",
+    "run_property",
 ]

@@ -1,4 +1,4 @@
-"""Contracts that only mean something on CUDA: staging, non-blocking, snapshot, stream.
+"""Contracts that only mean something on CUDA: staging, non-blocking, snapshot, stream, device-hygiene.
 
 Techniques (measured on an H200, ``../shared/probes``):
 
@@ -17,6 +17,7 @@ H200, a staged one returned in 0.2-1.3 ms at every size up to 64 MB (the design 
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 import warnings
@@ -25,10 +26,20 @@ from typing import Any, Callable
 import numpy as np
 import torch
 
-from ._report import NotApplicable, fail, repro_call, repro_value
-from .h2d import _mutate, call_valid, synchronize
+from hypothesis import strategies as st
+
+import h2d_contracts.strategies as hs
+
+from .buffer import buffer_values, make_buffer, repr_spec, wait
+from .calling import call_valid, mutate, synchronize
+from .checks import check
+from .describe import describe_call, describe_value
 from .oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype
-from .target import Target, run_fresh
+from .registry import prop
+from .runner import Rows, accepted, run_given
+from .targets import Target, run_fresh
+from .values import check_values
+from .violations import NotApplicable, fail
 
 __all__ = [
     "BUSY_MS",
@@ -108,13 +119,14 @@ def memcpy_kinds(fn: Callable[[], Any]) -> tuple[list[str], Any]:
     return names, result
 
 
+@check("staging")
 def check_staging(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     """staging: every H2D DMA of the call reads pinned memory (no "Pageable -> Device" memcpy)."""
     device = resolve_device(kwargs)
     requires_cuda(target, "staging", device)
     if not target.pin_memory_available():
         raise NotApplicable("staging: the target reports pinned memory unavailable on this machine")
-    call = repro_call(data, kwargs)
+    call = describe_call(data, kwargs)
     names, result = memcpy_kinds(lambda: call_valid("staging", target, data, kwargs))
     h2d = [n for n in names if "HtoD" in n]
     pageable = [n for n in h2d if "Pageable" in n]
@@ -127,13 +139,14 @@ def check_staging(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
 _HOST_COUNTERS = ("active_requests.allocated", "allocations.allocated")
 
 
+@check("staging")
 def check_pinned_not_restaged(target: Target, data: torch.Tensor, kwargs: dict[str, Any]) -> None:
     """staging: an already pinned, dense input (contiguous or a permutation of it) of the target dtype is DMA'd as is (no new pinned buffer)."""
     device = resolve_device(kwargs)
     requires_cuda(target, "staging", device)
-    call = repro_call(data, kwargs)
+    call = describe_call(data, kwargs)
     if not (data.is_pinned() and dense_layout(data) and data.dtype == resolve_dtype(data, kwargs)):
-        raise ValueError(f"check_pinned_not_restaged needs a pinned dense input of the target dtype, got {repro_value(data)}")
+        raise ValueError(f"check_pinned_not_restaged needs a pinned dense input of the target dtype, got {describe_value(data)}")
     call_valid("staging", target, data, kwargs)  # warm-up: lazy initialisation is not the call's cost
     synchronize()
     before = torch.cuda.host_memory_stats()
@@ -146,6 +159,7 @@ def check_pinned_not_restaged(target: Target, data: torch.Tensor, kwargs: dict[s
         fail("staging", "an already pinned input should be copied by exactly one pinned DMA", got=names, expected="['Memcpy HtoD (Pinned -> Device)']", call=call)
 
 
+@check("non-blocking")
 def check_non_blocking(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = BUSY_MS) -> float:
     """non-blocking: with ``busy_ms`` of work queued on the stream, the call returns within ``NONBLOCKING_FRACTION`` of it.
 
@@ -155,7 +169,7 @@ def check_non_blocking(target: Target, data: Any, kwargs: dict[str, Any], *, bus
     """
     device = resolve_device(kwargs)
     requires_cuda(target, "non-blocking", device)
-    call = repro_call(data, kwargs)
+    call = describe_call(data, kwargs)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     call_valid("non-blocking", target, data, kwargs)
     synchronize()
@@ -195,7 +209,8 @@ def _fail_if_blocked(what: str, host_ms: float, still_busy: bool, busy_ms: float
         )
 
 
-def check_buffer_non_blocking(target: Target, buffer: Any, n: int | None, direction: str, *, busy_ms: float = BUSY_MS) -> float:
+@check("non-blocking")
+def check_buffer_non_blocking(target: Target, spec: dict[str, Any], device: torch.device, n: int | None, direction: str, *, busy_ms: float = BUSY_MS) -> float:
     """non-blocking (CpuGpuBuffer): ``copy_to_gpu(n)`` / ``copy_to_cpu(n)`` of a pinned ``.cpu`` return at once behind a busy stream.
 
     ``direction`` is ``"copy_to_gpu"`` or ``"copy_to_cpu"``; ``n=None`` calls it without
@@ -206,12 +221,14 @@ def check_buffer_non_blocking(target: Target, buffer: Any, n: int | None, direct
     ``non_blocking=True`` is as asynchronous as the host-to-device one). After the
     documented wait the ``n`` rows agree. Returns the host time of the call in ms.
     """
-    device = buffer.gpu.device
     requires_cuda(target, "non-blocking", device)
     target.require("buffer", "non-blocking")
+    buffer = make_buffer(target, spec, device)
+    buffer.cpu.copy_(torch.arange(buffer.cpu.numel(), dtype=torch.int64).view(buffer.cpu.shape).to(buffer.cpu.dtype))
+    buffer.gpu.copy_(-torch.arange(buffer.gpu.numel(), dtype=torch.int64, device=device).view(buffer.gpu.shape).to(buffer.gpu.dtype))
     args = () if n is None else (n,)
     what = f"{direction}({'' if n is None else n})"
-    call = f"{buffer!r}.{what}"
+    call = f"{repr_spec(spec, device)}.{what}"
     copy = getattr(buffer, direction)
     src, dst = (buffer.cpu, buffer.gpu) if direction == "copy_to_gpu" else (buffer.gpu, buffer.cpu)
     copy(*args)
@@ -240,7 +257,7 @@ def dense_layout(t: torch.Tensor) -> bool:
     return True
 
 
-def _staged_kind(data: Any, kwargs: dict[str, Any]) -> bool:
+def staged_kind(data: Any, kwargs: dict[str, Any]) -> bool:
     """Inputs a target must snapshot: everything but a pinned tensor of the target dtype.
 
     DESIGN.md: "an already pinned input is not copied again". A dense one (contiguous,
@@ -254,22 +271,24 @@ def _staged_kind(data: Any, kwargs: dict[str, Any]) -> bool:
     return not (data.is_pinned() and data.dtype == resolve_dtype(data, kwargs))
 
 
+@check("snapshot")
 def check_snapshot(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:
     """snapshot: overwriting a staged source right after the call (copy still queued) never changes the result."""
     device = resolve_device(kwargs)
     requires_cuda(target, "snapshot", device)
-    if not _staged_kind(data, kwargs):
+    if not staged_kind(data, kwargs):
         raise ValueError("check_snapshot is for staged inputs; a pinned input of the target dtype may be read in place (check_pinned_hazard)")
-    call = repro_call(data, kwargs)
+    call = describe_call(data, kwargs)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     synchronize()
     busy(busy_ms, device)
     result = call_valid("snapshot", target, data, kwargs)
-    _mutate(data)
+    mutate(data)
     synchronize()
     assert_same_values(result, expected, contract="snapshot", call=call + "  # source overwritten right after the call")
 
 
+@check("snapshot")
 def check_back_to_back(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:
     """snapshot: two calls queued behind a busy stream (the second with different values) both land intact.
 
@@ -283,14 +302,14 @@ def check_back_to_back(target: Target, data: Any, kwargs: dict[str, Any], *, bus
         kwargs2["out"] = kwargs["out"].clone()
     dtype = resolve_dtype(data, kwargs)
     exp1, exp2 = expected_tensor(data, dtype), expected_tensor(second, dtype)
-    call = repro_call(data, kwargs)
+    call = describe_call(data, kwargs)
     synchronize()
     busy(busy_ms, device)
     r1 = call_valid("snapshot", target, data, kwargs)
     r2 = call_valid("snapshot", target, second, kwargs2)
     synchronize()
     assert_same_values(r1, exp1, contract="snapshot", call=call + "  # followed at once by a second call with other values")
-    assert_same_values(r2, exp2, contract="snapshot", call=repro_call(second, kwargs2) + "  # the second of two back-to-back calls")
+    assert_same_values(r2, exp2, contract="snapshot", call=describe_call(second, kwargs2) + "  # the second of two back-to-back calls")
 
 
 def _complement(data: Any) -> Any:
@@ -310,6 +329,7 @@ def _complement(data: Any) -> Any:
     return type(data)(data == 0)
 
 
+@check("snapshot")
 def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:
     """snapshot (pinned inputs): the documented hazard and the documented wait.
 
@@ -320,7 +340,7 @@ def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, An
     """
     device = resolve_device(kwargs)
     requires_cuda(target, "snapshot", device)
-    call = repro_call(data, kwargs)
+    call = describe_call(data, kwargs)
     dtype = resolve_dtype(data, kwargs)
     original = expected_tensor(data, dtype)
     # (b) documented wait, then overwrite: the result keeps the original values.
@@ -328,7 +348,7 @@ def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, An
     busy(busy_ms, device)
     result = call_valid("snapshot", target, data, kwargs)
     torch.cuda.current_stream(device).synchronize()
-    _mutate(data)
+    mutate(data)
     synchronize()
     assert_same_values(result, original, contract="snapshot", call=call + "  # overwritten after current_stream().synchronize()")
     # (a) no wait: the device sees the overwrite (zero-copy, as documented).
@@ -337,7 +357,7 @@ def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, An
         return
     busy(busy_ms, device)
     result = call_valid("snapshot", target, data, kwargs)
-    _mutate(data)  # back to the original values while the copy is still queued
+    mutate(data)  # back to the original values while the copy is still queued
     synchronize()
     if not torch.equal(_bits(result.cpu()), _bits(original)):
         fail(
@@ -357,17 +377,19 @@ def _bits(t: torch.Tensor) -> torch.Tensor:
     return t.contiguous().reshape(-1).view(torch.uint8) if t.numel() else t
 
 
-def check_buffer_hazard(target: Target, buffer: Any, n: int, *, busy_ms: float = 50.0) -> None:
+@check("snapshot")
+def check_buffer_hazard(target: Target, spec: dict[str, Any], device: torch.device, values: torch.Tensor, n: int, *, busy_ms: float = 50.0) -> None:
     """snapshot (CpuGpuBuffer): rows written to ``.cpu`` after ``copy_to_gpu(n)`` reach ``.gpu`` unless waited for.
 
     (a) documented wait (current stream synchronize) then overwrite: ``.gpu[:n]`` keeps
     the copied values; (b) overwrite with no wait while the copy is queued: the
     device sees the new values (the documented hazard; ``.cpu`` is not snapshotted).
     """
-    device = buffer.gpu.device
     requires_cuda(target, "snapshot", device)
     target.require("buffer", "snapshot")
-    call = f"{buffer!r}.copy_to_gpu({n})"
+    buffer = make_buffer(target, spec, device)
+    buffer.cpu.copy_(values)
+    call = f"{repr_spec(spec, device)}.copy_to_gpu({n})"
     bits = buffer.cpu.view(torch.uint8)
     mask = 1 if buffer.cpu.dtype is torch.bool else 0x5A
     synchronize()
@@ -389,6 +411,7 @@ def check_buffer_hazard(target: Target, buffer: Any, n: int, *, busy_ms: float =
         fail("snapshot", "rows of .cpu overwritten before the queued copy ran did not reach .gpu: the documented hazard (and zero-copy) does not hold", got="earlier values", expected="the overwritten values", call=call)
 
 
+@check("stream")
 def check_stream_out(target: Target, data: Any, kwargs: dict[str, Any], *, current_device: int | None = None, busy_ms: float = 50.0) -> None:
     """stream: the copy into ``out`` is ordered on the *current* stream of ``out``'s device.
 
@@ -402,7 +425,7 @@ def check_stream_out(target: Target, data: Any, kwargs: dict[str, Any], *, curre
     out = kwargs["out"]
     device = out.device
     requires_cuda(target, "stream", device)
-    call = repro_call(data, kwargs) + "  # under torch.cuda.stream(side stream)"
+    call = describe_call(data, kwargs) + "  # under torch.cuda.stream(side stream)"
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     side = torch.cuda.Stream(device)
     synchronize()
@@ -418,6 +441,7 @@ def check_stream_out(target: Target, data: Any, kwargs: dict[str, Any], *, curre
     assert_same_values(result, expected, contract="stream", call=call)
 
 
+@check("stream")
 def check_stream_no_out(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = 200.0) -> None:
     """stream: without ``out``, the copy runs on the current (side) stream, not behind the busy default stream.
 
@@ -428,7 +452,7 @@ def check_stream_no_out(target: Target, data: Any, kwargs: dict[str, Any], *, bu
     """
     device = resolve_device(kwargs)
     requires_cuda(target, "stream", device)
-    call = repro_call(data, kwargs) + "  # under torch.cuda.stream(side stream)"
+    call = describe_call(data, kwargs) + "  # under torch.cuda.stream(side stream)"
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     if expected.numel() == 0:
         return
@@ -460,7 +484,7 @@ _HYGIENE_SCRIPT = r"""
 import json, sys
 import numpy as np
 import torch
-from h2d_contracts.contracts.target import load_target
+from h2d_contracts.contracts.targets import load_target
 
 spec, index = sys.argv[1], int(sys.argv[2])
 dev = torch.device("cuda", index)
@@ -495,6 +519,7 @@ print("H2D-HYGIENE " + json.dumps({"steps": steps, "contexts": contexts, "alloca
 """
 
 
+@check("device-hygiene")
 def check_device_hygiene(target: Target, index: int, *, timeout_s: float = 240.0) -> dict[str, Any]:
     """device-hygiene: calls aimed at ``cuda:index`` create no CUDA context and allocate nothing on any other device.
 
@@ -530,3 +555,266 @@ def check_device_hygiene(target: Target, index: int, *, timeout_s: float = 240.0
             call=calls,
         )
     return found
+
+
+# --------------------------------------------------------------------------- properties
+
+
+@prop("staging")
+def prop_staging(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staging: no "Pageable -> Device" memcpy for any input kind, layout, pinned or not, with or without out."""
+    requires_cuda(target, "staging", device)
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, out=None if "out" in target.capabilities else False), label="call")
+        check_staging(target, call.data, call.kwargs)
+
+    run_given(body, overrides, cap=25)
+
+
+@prop("staging")
+def prop_staging_strided_pinned(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staging: a strided pinned view (e.g. a column slice of a pinned 2-D buffer) is not DMA'd from pageable memory."""
+    requires_cuda(target, "staging", device)
+
+    def body(data: st.DataObject) -> None:
+        layout = data.draw(st.sampled_from(["transposed", "sliced", "expanded"]), label="layout")
+        t = data.draw(hs.cpu_tensors(shape=hs.shapes(min_dims=2, min_side=2), pinned=True, layout=layout), label="pinned view")
+        check_staging(target, t, {"device": device})
+
+    run_given(body, overrides, cap=15)
+
+
+#: Tensor layouts whose elements fill their bytes (a permutation of contiguous): a pinned
+#: input in one of them is DMA'd as it lies, never staged again (DESIGN.md: "an already
+#: pinned input is not copied again"); the staging and snapshot contracts draw them.
+DENSE_LAYOUTS = ("contiguous", "transposed", "channels_last")
+
+
+#: Dense permutations of two to four dimensions, every side >= 2, as a table: random shapes
+#: rarely have three sides > 1, and a density rule that holds for two dimensions only
+#: (``expected = size`` for ``expected *= size``) survived them in the GPU mutation run of
+#: 79c9cc9 (reports/mutation/).
+DENSE_PERMUTED_TABLE = (((5, 3), "transposed"), ((2, 3, 4), "transposed"), ((2, 3, 4, 5), "transposed"), ((2, 3, 4, 5), "channels_last"))
+
+
+@prop("staging")
+def prop_pinned_not_restaged(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staging: a pinned, dense input (contiguous, transposed, channels-last) of the target dtype is not copied again."""
+    requires_cuda(target, "staging", device)
+    for shape, layout in DENSE_PERMUTED_TABLE:
+        t = hs.tensor_in_layout(torch.arange(math.prod(shape), dtype=torch.float32).view(shape), layout, pinned=True)
+        check_pinned_not_restaged(target, t, {"device": device})
+
+    def body(data: st.DataObject) -> None:
+        layout = data.draw(st.sampled_from(DENSE_LAYOUTS), label="layout")
+        t = data.draw(hs.cpu_tensors(shape=hs.shapes(min_dims=1, min_side=1), pinned=True, layout=layout), label="pinned tensor")
+        check_pinned_not_restaged(target, t, {"device": device})
+
+    run_given(body, overrides, cap=10)
+
+
+#: Payload sizes for the non-blocking contract: the design brief (../shared/DESIGN.md) measured blocking from 4 MB up.
+NON_BLOCKING_BYTES = (4 << 20, 16 << 20, 64 << 20)
+#: The payload kinds of the non-blocking contract -> the input kind each is (the target's domain decides which run).
+NON_BLOCKING_KINDS = {"pageable": "tensor", "pinned": "tensor", "pinned-transposed": "tensor", "pinned-column-slice": "tensor", "ndarray": "ndarray"}
+
+
+@prop("non-blocking")
+def prop_non_blocking(target: Target, device: torch.device, **overrides: Any) -> None:
+    """non-blocking: 4-64 MB tensors (pageable, pinned, pinned transposed, strided pinned) and arrays, with and without out, return at once."""
+    requires_cuda(target, "non-blocking", device)
+    import numpy as np
+
+    kinds = [k for k, needs in NON_BLOCKING_KINDS.items() if needs in accepted(target, sorted(set(NON_BLOCKING_KINDS.values())), "non-blocking")]
+
+    def body(data: st.DataObject) -> None:
+        nbytes = data.draw(st.sampled_from(NON_BLOCKING_BYTES), label="bytes")
+        kind = data.draw(st.sampled_from(kinds), label="kind")
+        n = nbytes // 4
+        if kind == "ndarray":
+            payload: Any = np.arange(n, dtype=np.int32)
+        elif kind == "pinned-column-slice":
+            payload = torch.arange(2 * n, dtype=torch.int32).pin_memory().view(-1, 2)[:, 0]
+        elif kind == "pinned-transposed":
+            # dense in a permutation: DMA'd as it lies, so no host pass may be needed (a
+            # blocking .to() on this path survived the GPU mutation run of 79c9cc9)
+            payload = torch.arange(n, dtype=torch.int32).pin_memory().view(2, n // 2).t()
+        else:
+            payload = torch.arange(n, dtype=torch.int32)
+            payload = payload.pin_memory() if kind == "pinned" else payload
+        kwargs: dict[str, Any] = {"device": device}
+        if "out" in target.capabilities and data.draw(st.booleans(), label="with out"):
+            kwargs = {"out": torch.empty(tuple(np.shape(payload)), dtype=torch.int32, device=device)}
+        check_non_blocking(target, payload, kwargs)
+
+    run_given(body, overrides, cap=8, timed=True)
+
+
+@prop("non-blocking")
+def prop_buffer_non_blocking(target: Target, device: torch.device, **overrides: Any) -> None:
+    """non-blocking: CpuGpuBuffer.copy_to_gpu(n) / copy_to_cpu(n) (n given or None) of 4-64 MB of pinned rows return at once."""
+    requires_cuda(target, "non-blocking", device)
+    target.require("buffer", "non-blocking")
+
+    def body(data: st.DataObject) -> None:
+        nbytes = data.draw(st.sampled_from(NON_BLOCKING_BYTES), label="bytes")
+        rows = nbytes // 4096
+        spec = {"size": (rows, 1024), "dtype": torch.int32, "pin_memory": True, "with_numpy": False}
+        # n=None: copy_to_gpu() / copy_to_cpu() of every row, a path of its own (its blocking copies
+        # survived the GPU mutation run of 79c9cc9 while only n=int was drawn)
+        n = data.draw(st.sampled_from([None, rows, rows // 2]), label="n")
+        for direction in ("copy_to_gpu", "copy_to_cpu"):  # both, every example: neither may be left unchecked
+            check_buffer_non_blocking(target, spec, device, n, direction)
+
+    run_given(body, overrides, cap=6, timed=True)
+
+
+@prop("snapshot")
+def prop_snapshot(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: staged sources (lists, arrays, pageable or strided tensors) can be overwritten right after the call."""
+    requires_cuda(target, "snapshot", device)
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, out=None if "out" in target.capabilities else False, shape=hs.shapes(min_dims=1, min_side=1)), label="call")
+        if not staged_kind(call.data, call.kwargs):
+            call.data = call.data.t() if call.data.dim() == 2 and min(call.data.shape) > 1 else call.data.cpu().clone()
+            if not staged_kind(call.data, call.kwargs):
+                call.data = call.data.clone()  # pageable
+        check_snapshot(target, call.data, call.kwargs)
+
+    run_given(body, overrides, cap=15)
+
+
+#: Pinned inputs that need a dtype conversion (host work), in layouts with and without gaps.
+CONVERTED_PINNED_CASES = ("uint8-as-bool", "int32-as-float32", "int32-column-view-with-gaps-as-float32")
+
+
+@prop("snapshot")
+def prop_snapshot_converted_pinned(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: a pinned input that needs a dtype conversion is staged, so overwriting it right after the call changes nothing (a table).
+
+    vLLM 0.33.0 converts on the device from the pinned source (found by the random
+    property on 2x H200; this table makes it a fixed regression). A pinned input of the
+    target dtype is not in the table: it may be DMA'd from its own memory, the documented
+    hazard (:func:`check_pinned_hazard`).
+    """
+    requires_cuda(target, "snapshot", device)
+    accepted(target, ["tensor"], "snapshot")
+    del overrides  # deterministic: every row every run
+    if not target.pin_memory_available():
+        raise NotApplicable("snapshot of converted pinned inputs: the target reports pinned memory unavailable")
+    n = 1 << 16
+    rows = Rows("converted pinned inputs")
+    for case in CONVERTED_PINNED_CASES:
+        if case == "uint8-as-bool":
+            data, kwargs = (torch.arange(n, dtype=torch.int64) % 3 == 0).to(torch.uint8).pin_memory(), {"device": device, "dtype": torch.bool}
+        elif case == "int32-as-float32":
+            data, kwargs = (torch.arange(n, dtype=torch.int32) - 7).pin_memory(), {"device": device, "dtype": torch.float32}
+        else:
+            data, kwargs = torch.arange(2 * n, dtype=torch.int32).view(256, 512).pin_memory()[:, ::2], {"device": device, "dtype": torch.float32}
+        rows.row(check_snapshot, target, data, kwargs)
+    rows.finish()
+
+
+@prop("snapshot")
+def prop_back_to_back(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: two calls queued behind a busy stream both land intact (no staging buffer reused too early).
+
+    Drawn calls (small lists and arrays) and, one draw in two, a 1 or 8 MiB array: staging
+    pools often serve large payloads from other blocks than small ones (the reference: a
+    shared chunk up to 256 KiB, whole blocks above), and a block reused while its copy is
+    queued shows only with a payload that takes one.
+    """
+    requires_cuda(target, "snapshot", device)
+    import numpy as np
+
+    def body(data: st.DataObject) -> None:
+        large = data.draw(st.sampled_from([0, 1 << 20, 8 << 20]) if data.draw(st.booleans(), label="large") else st.just(0), label="large payload bytes")
+        if large:
+            check_back_to_back(target, np.arange(large // 4, dtype=np.int32), {"device": device})
+            return
+        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, kinds=("list", "ndarray"), out=None if "out" in target.capabilities else False, shape=hs.shapes(min_dims=1, min_side=1)), label="call")
+        check_back_to_back(target, call.data, call.kwargs)
+
+    run_given(body, overrides, cap=10, timed=True)
+
+
+@prop("snapshot")
+def prop_pinned_hazard(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: for pinned inputs the documented hazard is real and the documented wait makes them safe."""
+    requires_cuda(target, "snapshot", device)
+
+    def body(data: st.DataObject) -> None:
+        layout = data.draw(st.sampled_from(DENSE_LAYOUTS), label="layout")
+        t = data.draw(hs.cpu_tensors(dtype=hs.torch_dtypes(exclude=(torch.bool,)), shape=hs.shapes(min_dims=1, min_side=1), pinned=True, layout=layout), label="pinned tensor")
+        check_pinned_hazard(target, t, {"device": device})
+
+    run_given(body, overrides, cap=8)
+
+
+@prop("snapshot")
+def prop_buffer_hazard(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: CpuGpuBuffer.cpu rows overwritten after copy_to_gpu(n): safe after the documented wait only."""
+    requires_cuda(target, "snapshot", device)
+    target.require("buffer", "snapshot")
+
+    def body(data: st.DataObject) -> None:
+        spec = {**data.draw(hs.buffer_specs(), label="buffer"), "pin_memory": True}
+        spec["size"] = (max(spec["size"][0], 1), *spec["size"][1:])
+        values = data.draw(buffer_values(spec["dtype"], spec["size"]), label="values")
+        n = data.draw(st.integers(1, spec["size"][0]), label="n")
+        check_buffer_hazard(target, spec, device, values, n)
+
+    run_given(body, overrides, cap=8)
+
+
+@prop("stream")
+def prop_stream(target: Target, device: torch.device, **overrides: Any) -> None:
+    """stream: the copy is ordered on the current stream (side stream), with and without out."""
+    requires_cuda(target, "stream", device)
+
+    def body(data: st.DataObject) -> None:
+        use_out = "out" in target.capabilities and data.draw(st.booleans(), label="with out")
+        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, out=use_out, shape=hs.shapes(min_dims=1, min_side=1)), label="call")
+        if use_out:
+            check_stream_out(target, call.data, call.kwargs)
+        else:
+            check_stream_no_out(target, call.data, call.kwargs)
+
+    run_given(body, overrides, cap=10)
+
+
+@prop("stream")
+def prop_cross_device(target: Target, device: torch.device, **overrides: Any) -> None:
+    """stream: a non-current device's index and current stream are honoured (device="cuda:1", out on cuda:1)."""
+    requires_cuda(target, "stream", device)
+    if torch.cuda.device_count() < 2:
+        raise NotApplicable(f"stream: cross-device contract needs 2 CUDA devices, this machine has {torch.cuda.device_count()}")
+    current = device.index
+    other = torch.device("cuda", (current + 1) % torch.cuda.device_count())
+
+    def body(data: st.DataObject) -> None:
+        with torch.cuda.device(current):
+            call = data.draw(hs.h2d_calls(other, inputs=target.inputs, out=False, pass_device=True), label="call")
+            check_values(target, call.data, call.kwargs)
+            if "out" in target.capabilities:
+                call = data.draw(hs.h2d_calls(other, inputs=target.inputs, out=True, shape=hs.shapes(min_dims=1, min_side=1)), label="out call")
+                check_stream_out(target, call.data, call.kwargs, current_device=current)
+
+    run_given(body, overrides, cap=10)
+
+
+@prop("device-hygiene")
+def prop_device_hygiene(target: Target, device: torch.device, **overrides: Any) -> None:
+    """device-hygiene: calls aimed at a non-primary CUDA device touch no other device (a fresh process; 2 GPUs).
+
+    Not a Hypothesis property: one fixed set of calls in a fresh interpreter
+    (:func:`contracts.gpu.check_device_hygiene`); ``overrides`` are ignored. Aims at
+    ``device``'s index when it is not 0, else at ``cuda:1``.
+    """
+    del overrides
+    requires_cuda(target, "device-hygiene", device)
+    index = device.index if device.index else 1
+    check_device_hygiene(target, index)
+

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 from torch.testing import assert_close
 
-from ._report import fail
+from .violations import fail
 
 __all__ = [
     "assert_same_values",
@@ -35,7 +35,7 @@ def own_dtype(data: Any) -> torch.dtype:
         return torch.from_numpy(np.zeros(0, dtype=np.asarray(data).dtype.newbyteorder("="))).dtype
     with warnings.catch_warnings():  # torch.tensor on a list of ndarrays: "extremely slow" (it is fine here)
         warnings.simplefilter("ignore", UserWarning)
-        return torch.tensor(data).dtype
+        return torch.tensor(data, device="cpu").dtype
 
 
 def resolve_dtype(data: Any, kwargs: dict[str, Any]) -> torch.dtype:
@@ -75,7 +75,7 @@ def expected_tensor(data: Any, dtype: torch.dtype) -> torch.Tensor:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
-            return torch.tensor(data, dtype=dtype)
+            return torch.tensor(data, dtype=dtype, device="cpu")
     except TypeError:
         # torch.tensor builds uint64 only from Python ints ("an integer is required"):
         # floats go through float64 and Tensor.to, which truncates toward zero like int64.

@@ -11,15 +11,19 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from typing import Any, Callable
 
 import numpy as np
 import torch
 
-from ._report import ContractViolation, NotApplicable, fail
-from .h2d import synchronize
-from .target import Target, run_fresh
+from .calling import synchronize
+from .checks import check
+from .registry import prop
+from .runner import require_device
+from .targets import Target, run_fresh
+from .violations import ContractViolation, NotApplicable, fail
 
 __all__ = ["check_concurrent_calls", "check_resource_hygiene", "mixed_inputs", "quiescent_bytes"]
 
@@ -92,6 +96,7 @@ def quiescent_bytes(device: torch.device, empty_cache: Callable[[], Any] | None 
     return host, dev
 
 
+@check("hygiene")
 def check_resource_hygiene(
     target: Target,
     device: torch.device,
@@ -155,7 +160,7 @@ _RESOURCE_SCRIPT = """
 import json, sys
 import torch
 from h2d_contracts.contracts import load_target
-from h2d_contracts.contracts._report import ContractViolation
+from h2d_contracts.contracts.violations import ContractViolation
 from h2d_contracts.contracts.reliability import check_resource_hygiene
 spec, index, calls, warmup = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 torch.cuda.set_device(index)
@@ -167,6 +172,7 @@ except ContractViolation as exc:
 """
 
 
+@check("hygiene")
 def check_resource_hygiene_isolated(target: Target, device: torch.device, *, calls: int = 100_000, warmup: int = 10_000, timeout_s: float = 300.0) -> dict[str, int]:
     """:func:`check_resource_hygiene` in a fresh interpreter that loads the target by its ``--h2d-impl`` spec.
 
@@ -191,6 +197,7 @@ def check_resource_hygiene_isolated(target: Target, device: torch.device, *, cal
     return found["readings"]
 
 
+@check("concurrency")
 def check_concurrent_calls(target: Target, device: torch.device, *, threads: int = 8, calls: int = 10_000, own_streams: bool = True) -> None:
     """concurrency: ``threads`` threads x ``calls`` calls at once; every result is exactly right, none lost.
 
@@ -211,7 +218,7 @@ def check_concurrent_calls(target: Target, device: torch.device, *, threads: int
             expected = [e.to(device) for _, e in pairs]
             bad = torch.zeros((), dtype=torch.int64, device=device)
             stream = torch.cuda.Stream(device) if device.type == "cuda" and own_streams else None
-            ctx: Callable[[], Any] = (lambda: torch.cuda.stream(stream)) if stream is not None else _nullcontext
+            ctx: Callable[[], Any] = (lambda: torch.cuda.stream(stream)) if stream is not None else contextlib.nullcontext
             barrier.wait()
             with ctx():
                 for i in range(calls):
@@ -244,9 +251,32 @@ def check_concurrent_calls(target: Target, device: torch.device, *, threads: int
         fail("concurrency", "wrong elements in results", got=f"{sum(mismatches)} mismatching elements (per thread {mismatches})", expected="0", call=call)
 
 
-class _nullcontext:
-    def __enter__(self) -> None:
-        return None
+@prop("concurrency")
+def prop_concurrency(target: Target, device: torch.device, **overrides: Any) -> None:
+    """concurrency: 8 threads x 10,000 calls, own streams (CUDA) / the host; every result right.
 
-    def __exit__(self, *exc: object) -> None:
-        return None
+    Not a Hypothesis property: the inputs are fixed (``reliability.mixed_inputs``);
+    ``overrides`` may set ``threads`` and ``calls``.
+    """
+    require_device(target, device, "concurrency")
+    check_concurrent_calls(target, device, threads=overrides.get("threads", 8), calls=overrides.get("calls", 10_000))
+
+
+@prop("concurrency")
+def prop_concurrency_default_stream(target: Target, device: torch.device, **overrides: Any) -> None:
+    """concurrency on CUDA: 8 threads x 10,000 calls all on the default stream (streams do not exist on the host: not applicable there)."""
+    if device.type != "cuda":
+        raise NotApplicable("concurrency on the default stream: streams exist on CUDA devices only (the host case is prop_concurrency)")
+    require_device(target, device, "concurrency")
+    check_concurrent_calls(target, device, threads=overrides.get("threads", 8), calls=overrides.get("calls", 10_000), own_streams=False)
+
+
+@prop("hygiene")
+def prop_hygiene(target: Target, device: torch.device, **overrides: Any) -> None:
+    """hygiene: 100,000 mixed calls leave no more pinned host or device memory referenced than 10,000 warm-up calls did (CUDA only).
+
+    Run in a fresh process that loads the target by its spec (the readings are
+    process-wide: see :func:`contracts.check_resource_hygiene_isolated`).
+    """
+    check_resource_hygiene_isolated(target, device, calls=overrides.get("calls", 100_000), warmup=overrides.get("warmup", 10_000))
+

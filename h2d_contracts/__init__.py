@@ -5,11 +5,11 @@ name (``contracts``, ``strategies``, ``tests``) is claimed in site-packages:
 
     ``h2d_contracts.h2d_impl``      the reference implementation (vLLM's ``async_tensor_h2d``, ``CpuGpuBuffer``)
     ``h2d_contracts.strategies``    Hypothesis strategies for the inputs users pass
-    ``h2d_contracts.contracts``     the contracts, the :class:`~h2d_contracts.contracts.Target` protocol, the report
+    ``h2d_contracts.contracts``     the contracts by area, the :class:`~h2d_contracts.contracts.Target` protocol,
+                                    the built-in targets (``contracts.targets``: vLLM, SGLang), the mutants
+                                    (``contracts.mutants``), the report
     ``h2d_contracts.tests``         the packaged contract suite (``pytest --pyargs h2d_contracts.tests``)
     ``h2d_contracts.plugin``        the pytest plugin (entry point ``pytest11: h2d_contracts``)
-    ``h2d_contracts.h2d_adapters``  built-in downstream targets (vLLM)
-    ``h2d_contracts.h2d_mutants``   deliberately broken references the meta-tests hunt
 
 The repository keeps the layout the project was specified with (``h2d_impl/``,
 ``contracts/``, ``strategies/``, ``tests/`` at the top); ``pyproject.toml`` maps those
@@ -31,8 +31,8 @@ _HERE = Path(__file__).resolve().parent
 CHECKOUT = not (_HERE / "contracts").is_dir() and (_HERE.parent / "contracts" / "__init__.py").is_file()
 #: The folder of the contract suite that ``pytest --pyargs h2d_contracts.tests`` collects.
 SUITE_DIR = (_HERE.parent / "tests") if CHECKOUT else (_HERE / "tests")
-#: The kit's expected-failure files of its built-in targets (``xfails/vllm.txt``).
-XFAILS_DIR = (_HERE.parent / "xfails") if CHECKOUT else (_HERE / "xfails")
+#: The kit's expected-failure files of its built-in targets (``contracts/targets/xfails/vllm.txt``).
+XFAILS_DIR = ((_HERE.parent / "contracts") if CHECKOUT else (_HERE / "contracts")) / "targets" / "xfails"
 
 
 if CHECKOUT:

@@ -6,7 +6,7 @@ other arguments (:func:`devices`, :func:`out_buffers`, :func:`wrong_shapes`,
 :func:`h2d_calls`, :func:`buffer_specs`, :func:`row_counts`, :func:`bad_inputs`).
 """
 
-from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, TARGET_DTYPES, UNSIGNED_WIDE_DTYPES, USER_DTYPES
+from ._dtypes import FLOAT8_DTYPES, INTEGER_DTYPES, NUMPY_OF, TARGET_DTYPES, UNSIGNED_WIDE_DTYPES, USER_DTYPES
 from .calls import (
     OUT_KINDS,
     POISON,
@@ -27,7 +27,11 @@ from .calls import (
 )
 from .host import (
     ARRAY_LAYOUTS,
+    HOST_KINDS,
     TENSOR_LAYOUTS,
+    array_in_layout,
+    set_bits,
+    tensor_values,
     cpu_tensors,
     host_data,
     nested_lists,
@@ -40,6 +44,11 @@ from .host import (
 
 __all__ = [
     "ARRAY_LAYOUTS",
+    "HOST_KINDS",
+    "INTEGER_DTYPES",
+    "array_in_layout",
+    "set_bits",
+    "tensor_values",
     "FLOAT8_DTYPES",
     "NUMPY_OF",
     "OUT_KINDS",

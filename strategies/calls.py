@@ -129,9 +129,9 @@ class H2DCall:
     kwargs: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        from h2d_contracts.contracts._report import repro_call  # local: strategies do not need contracts otherwise
+        from h2d_contracts.contracts.describe import describe_call  # local: strategies do not need contracts otherwise
 
-        return repro_call(self.data, self.kwargs)
+        return describe_call(self.data, self.kwargs)
 
 
 def _target_dtypes_for(data_dtype: torch.dtype | None) -> list[torch.dtype]:
@@ -151,6 +151,7 @@ def h2d_calls(
     pinned: bool | None = None,
     shape: tuple[int, ...] | st.SearchStrategy[tuple[int, ...]] | None = None,
     out_kind: str | None = None,
+    inputs: frozenset[str] | None = None,
 ) -> H2DCall:
     """Valid ``async_tensor_h2d`` calls targeting ``device``.
 
@@ -158,13 +159,14 @@ def h2d_calls(
       passed (True) or omitted (False); None draws. At least one of device/out is passed.
     - kinds, pinned, shape: forwarded to :func:`host_data`.
     - out_kind: forwarded to :func:`out_buffers`.
+    - inputs: a target's declared input kinds (:attr:`Target.inputs`): draw only inside them.
 
     Values are always representable in the resolved dtype, so every call must succeed.
     """
     use_out = draw(st.booleans(), label="pass out") if out is None else out
     use_dtype = draw(st.booleans(), label="pass dtype") if dtype is None else dtype
     target = draw(torch_dtypes(unsigned_wide=True), label="target dtype") if (use_dtype or use_out) else None
-    data = draw(host_data(kinds=kinds, target_dtype=target, pinned=pinned, shape=shape), label="data")
+    data = draw(host_data(kinds=kinds, target_dtype=target, pinned=pinned, shape=shape, inputs=inputs), label="data")
     kwargs: dict[str, Any] = {}
     if use_dtype:
         kwargs["dtype"] = target
@@ -238,9 +240,9 @@ class BadInput:
     raises: type[BaseException]
 
     def __repr__(self) -> str:
-        from h2d_contracts.contracts._report import repro_call
+        from h2d_contracts.contracts.describe import describe_call
 
-        return f"BadInput({self.kind!r}, expects {self.raises.__name__}): {repro_call(self.data, self.kwargs)}"
+        return f"BadInput({self.kind!r}, expects {self.raises.__name__}): {describe_call(self.data, self.kwargs)}"
 
 
 #: The routes a target dtype reaches a call by.

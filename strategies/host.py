@@ -29,7 +29,12 @@ from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, UNSIGNED_WIDE_DTYPES, USER_DTYPES,
 
 __all__ = [
     "ARRAY_LAYOUTS",
+    "HOST_KINDS",
     "TENSOR_LAYOUTS",
+    "array_in_layout",
+    "domain_kinds",
+    "set_bits",
+    "tensor_values",
     "host_data",
     "nested_lists",
     "numpy_arrays",
@@ -56,7 +61,7 @@ _pinned_arg = _v.boolean(optional=True)
 
 def pinning_available() -> bool:
     """Whether pinned host tensors can be drawn on this machine."""
-    from h2d_contracts.contracts.target import torch_pin_memory_available  # one detection for the whole kit
+    from h2d_contracts.contracts.targets import torch_pin_memory_available  # one detection for the whole kit
 
     return torch_pin_memory_available()
 
@@ -135,8 +140,8 @@ def _with_specials(draw: Any, values: torch.Tensor) -> torch.Tensor:
 
 
 @st.composite
-def _values(draw: Any, dtype: torch.dtype, shape: tuple[int, ...], target: torch.dtype | None) -> torch.Tensor:
-    """A contiguous CPU tensor of ``dtype`` and ``shape`` whose values ``target`` represents.
+def tensor_values(draw: Any, dtype: torch.dtype, shape: tuple[int, ...], target: torch.dtype | None = None) -> torch.Tensor:
+    """A contiguous CPU tensor of ``dtype`` and ``shape`` (a fixed shape) whose values ``target`` represents (None: any).
 
     Float values include special bit patterns (NaN payloads, -0.0, subnormals, inf)
     unless ``target`` is an integer dtype (which must reject NaN/inf).
@@ -234,7 +239,7 @@ def cpu_tensors(
     elif pinned and not pinning_available():
         raise ValueError("pinned=True but this machine cannot allocate pinned memory")
     layout = draw(st.sampled_from(TENSOR_LAYOUTS), label="layout") if layout is None else layout
-    values = draw(_values(dtype, tuple(shape), target_dtype))
+    values = draw(tensor_values(dtype, tuple(shape), target_dtype))
     return _tensor_layout(values, layout, pinned)
 
 
@@ -253,7 +258,14 @@ def tensor_in_layout(values: torch.Tensor, layout: str, *, pinned: bool) -> torc
     return _tensor_layout(values, layout, pinned)
 
 
-def _array_layout(arr: np.ndarray, layout: str) -> np.ndarray:
+def array_in_layout(arr: np.ndarray, layout: str) -> np.ndarray:
+    """An ndarray with ``arr``'s values in ``layout`` (one of ``ARRAY_LAYOUTS``); layouts that do not apply to its shape fall back to contiguous.
+
+    For the deterministic tables of the contracts: the layouts :func:`numpy_arrays` draws.
+    ValueError for an unknown ``layout``.
+    """
+    if layout not in ARRAY_LAYOUTS:
+        raise ValueError(f"layout must be one of {ARRAY_LAYOUTS}, got {layout!r}")
     if layout == "fortran":
         return np.asfortranarray(arr)
     if layout == "reversed" and arr.ndim >= 1:
@@ -307,8 +319,8 @@ def numpy_arrays(
         raise ValueError(f"dtype={dtype} has no numpy equivalent; pick one of {list(NUMPY_OF)}")
     shape = draw(shapes() if shape is None else shape if isinstance(shape, st.SearchStrategy) else st.just(shape), label="shape")
     layout = draw(st.sampled_from(ARRAY_LAYOUTS), label="layout") if layout is None else layout
-    values = draw(_values(dtype, tuple(shape), target_dtype)).numpy()
-    return _array_layout(values, layout)
+    values = draw(tensor_values(dtype, tuple(shape), target_dtype)).numpy()
+    return array_in_layout(values, layout)
 
 
 @_v.eager(kind=_v.one_of(("bool", "int", "float")), shape=_v.shape(min_dims=1), target_dtype=_v.dtype(), containers=_v.one_of(("list", "tuple", "mixed")))
@@ -336,7 +348,7 @@ def nested_lists(
         shapes(min_dims=1) if shape is None else shape if isinstance(shape, st.SearchStrategy) else st.just(shape),
         label="shape",
     )
-    nested = draw(_values(source, tuple(shape), target_dtype)).tolist()
+    nested = draw(tensor_values(source, tuple(shape), target_dtype)).tolist()
     containers = draw(st.sampled_from(["list", "list", "tuple", "mixed"]), label="containers") if containers is None else containers
     if containers == "list":
         return nested
@@ -352,6 +364,26 @@ def nested_lists(
     return convert(nested, 0)
 
 
+#: A target's input kinds (``contracts.targets.INPUT_KINDS``) -> the :data:`HOST_KINDS` that draw them.
+_DRAWN_BY = {"list": "list", "tuple": "list", "ndarray": "ndarray", "tensor": "tensor", "list-of-arrays": "list-of-arrays"}
+
+
+def domain_kinds(inputs: frozenset[str] | None, kinds: tuple[str, ...]) -> tuple[tuple[str, ...], str | None, int]:
+    """``(kinds, containers, min_dims)`` that draw only inside a target's declared ``inputs`` (None: no restriction).
+
+    Lists are drawn as lists only when ``"tuple"`` is not declared, and no 0-d data when
+    ``"scalar"`` is not. ValueError naming ``inputs`` when nothing of ``kinds`` is inside.
+    """
+    if inputs is None:
+        return kinds, None, 0
+    allowed = {_DRAWN_BY[k] for k in inputs if k in _DRAWN_BY}
+    narrowed = tuple(k for k in kinds if k in allowed)
+    if not narrowed:
+        raise ValueError(f"inputs={sorted(inputs)} admits none of the kinds {kinds}")
+    containers = None if "tuple" in inputs else "list"
+    return narrowed, containers, 0 if "scalar" in inputs else 1
+
+
 @_v.eager(kinds=_v.some_of(HOST_KINDS), target_dtype=_v.dtype(), pinned=_pinned_arg, shape=_v.shape(), dtype=_v.dtype())
 @st.composite
 def host_data(
@@ -362,6 +394,7 @@ def host_data(
     pinned: bool | None = None,
     shape: tuple[int, ...] | st.SearchStrategy[tuple[int, ...]] | None = None,
     dtype: torch.dtype | None = None,
+    inputs: frozenset[str] | None = None,
 ) -> Any:
     """Any host data a user passes: a nested list, a numpy array, a CPU tensor, or a list of arrays.
 
@@ -370,7 +403,11 @@ def host_data(
     - target_dtype: if given, every value is representable in it.
     - pinned: for tensors, as in :func:`cpu_tensors`.
     - shape / dtype: fix the shape or the source dtype (dtype must suit every kind drawn).
+    - inputs: a target's declared input kinds (:attr:`Target.inputs`): draw only inside them.
     """
+    kinds, containers, min_dims = domain_kinds(inputs, kinds)
+    if shape is None and min_dims:
+        shape = shapes(min_dims=min_dims)
     kind = draw(st.sampled_from(kinds), label="data kind")
     if kind == "list-of-arrays":
         # A list (or tuple) of same-shaped ndarrays: torch.tensor keeps their dtype.
@@ -384,14 +421,14 @@ def host_data(
                 draw(numpy_arrays(np_dtype, tuple(whole[1:]), layout=draw(st.sampled_from(("contiguous", "fortran", "flipped", "sliced")), label="layout"), target_dtype=target_dtype))
                 for _ in range(whole[0])
             ]
-            return tuple(rows) if draw(st.booleans(), label="tuple") else rows
+            return tuple(rows) if containers is None and draw(st.booleans(), label="tuple") else rows
     if kind == "list":
         list_kind = None
         if dtype is not None:
             list_kind = "bool" if dtype is torch.bool else "int" if is_integer(dtype) else "float"
         if shape is not None and not isinstance(shape, st.SearchStrategy) and len(shape) == 0:
             shape = (1,)
-        return draw(nested_lists(list_kind, shape, target_dtype=target_dtype))
+        return draw(nested_lists(list_kind, shape, target_dtype=target_dtype, containers=containers))
     if kind == "ndarray":
         return draw(numpy_arrays(dtype, shape, target_dtype=target_dtype))
     return draw(cpu_tensors(dtype, shape, pinned=pinned, target_dtype=target_dtype))

@@ -4,7 +4,7 @@ Usage (normally through ``tools/fuzz.sh TARGET MINUTES``)::
 
     python tools/fuzz.py --target reference --minutes 10 --json out.json
 
-Each round runs every property of ``contracts.properties.PROPERTIES`` (the same
+Each round runs every property of ``contracts.registry.PROPERTIES`` (the same
 properties the suite runs) on every device the machine has (the host, plus the
 primary CUDA device where there is one) with ``--chunk`` fresh random examples, no
 deadline and no health checks, until the time budget is spent. Unlike ``pytest
@@ -47,7 +47,7 @@ import torch  # noqa: E402
 from hypothesis.database import DirectoryBasedExampleDatabase  # noqa: E402
 
 from h2d_contracts.contracts import ContractViolation, NotApplicable, load_target  # noqa: E402
-from h2d_contracts.contracts.properties import PROPERTIES  # noqa: E402
+from h2d_contracts.contracts.registry import PROPERTIES  # noqa: E402
 
 CALLS: Counter[str] = Counter()
 

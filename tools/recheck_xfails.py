@@ -7,7 +7,7 @@ An edited ``xfails/*.txt`` can be checked against a run made elsewhere (a GPU ru
 facts of the recorded run (CUDA, pinned memory, number of GPUs, torch version, read from
 the report's header), and every recorded failure (failed or xfailed, with its
 violations and error text) is matched with the same functions the plugin uses
-(:func:`contracts.report.match_xfails`, :func:`contracts.report.expected_failure`).
+(:func:`contracts.expectations.match_xfails`, :func:`contracts.expectations.expected_failure`).
 Prints each failure's covering entries, every UNEXPECTED one, and the listed contracts
 none of whose recorded failures an entry covers. Exit status 1 if any failure is
 UNEXPECTED or a listed contract is not covered, else 0.
@@ -23,10 +23,8 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from h2d_contracts.contracts import CATALOGUE  # noqa: E402
-from h2d_contracts.contracts import report as R  # noqa: E402
+from h2d_contracts.contracts import CATALOGUE
+from h2d_contracts.contracts import expectations as R
 
 
 def facts_of(meta: dict) -> dict:

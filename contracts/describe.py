@@ -1,0 +1,265 @@
+"""One-line Python descriptions of the values a contract called a target with (the ``call:`` line of a message).
+
+:func:`describe_call` gives ``async_tensor_h2d(data, device=..., ...)`` as source, each
+argument rebuilt by a short expression (:func:`describe_value`); inputs of more than
+:data:`LITERAL_MAX_ELEMENTS` elements by a verified constructor or a summary, so a message
+costs O(1) in the input's size. What one line cannot rebuild (a storage offset, memory
+shared with ``out``, inference mode) is noted in a trailing comment; the reproduction
+script of a failure (:mod:`contracts.repro`) rebuilds all of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+__all__ = ["LITERAL_MAX_ELEMENTS", "pattern_expr", "describe_call", "describe_value", "large_array_expr", "large_tensor_expr", "literal"]
+
+
+#: Inputs with more elements than this (256: a few kB of text at most) are described by how to rebuild them (a verified
+#: ``torch.full`` / ``torch.arange`` / repeated-pattern constructor, or a summary with a
+#: checksum), never element by element: building a report costs O(1) Python work in the
+#: input's size (issue 10: a 16 MiB tensor printed through ``tolist()`` under Hypothesis's
+#: explain phase kept a GPU run busy for minutes and it wrote no report).
+LITERAL_MAX_ELEMENTS = 256
+#: Periods tried for a repeated pattern (bool masks such as ``arange % 2 == 0``).
+_MAX_PERIOD = 8
+
+
+def literal(value: Any) -> str:
+    """Python source for a (nested) list of numbers; NaN and inf become float('nan') / float('inf')."""
+    if isinstance(value, list):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(literal(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        return f"float('{value}')"
+    return repr(value)
+
+
+def _short_list(values: Any) -> str:
+    text = literal(values)
+    return text if len(text) <= 400 else text[:397] + "..." + text[-1]
+
+
+def _count_leaves(value: Any, limit: int) -> int:
+    """Leaves of a nested list/tuple, counting stops once past ``limit`` (O(limit), not O(size))."""
+    count = 0
+    stack = [value]
+    while stack and count <= limit:
+        item = stack.pop()
+        if isinstance(item, (list, tuple)):
+            if len(item) > limit:
+                return limit + 1
+            stack.extend(item)
+        else:
+            count += 1
+    return count
+
+
+def pattern_expr(flat: np.ndarray, make: str) -> str | None:
+    """A short numpy expression rebuilding 1-D ``flat`` bit for bit, or None.
+
+    ``make`` formats a small literal array of ``flat``'s dtype (``make.format(text)``).
+    Tried in order, each verified against ``flat`` by its bytes: a repeated pattern of
+    period 1..8 (constants, bool masks), then an arithmetic progression ``start + step * i``
+    computed in int64 or float64 and cast. Vectorised: O(n) in C, O(1) in Python.
+    """
+    n = flat.size
+    bits = flat.view(f"u{flat.dtype.itemsize}") if flat.dtype.kind in "fcb" and flat.dtype.itemsize in (1, 2, 4, 8) else flat
+    for period in range(1, min(_MAX_PERIOD, n) + 1):
+        if (n <= period or bits[period] == bits[0]) and np.array_equal(bits, np.resize(bits[:period], n)):
+            return f"np.resize({make.format(literal(flat[:period].tolist()))}, {n})"
+    if flat.dtype.kind in "iu" or (flat.dtype.kind == "f" and flat.dtype.itemsize >= 4):
+        wide = "int64" if flat.dtype.kind in "iu" else "float64"
+        start, step = flat[:2].astype(wide).tolist()
+        step = step - start
+        with np.errstate(all="ignore"):
+            candidate = (np.arange(n, dtype=wide) * np.array(step, dtype=wide) + np.array(start, dtype=wide)).astype(flat.dtype)
+        if np.array_equal(candidate.view(bits.dtype), bits):
+            return f"(np.arange({n}, dtype=np.{wide}) * {literal(step)} + {literal(start)}).astype('{flat.dtype.str}')"
+    return None
+
+
+def _summary(flat: np.ndarray) -> str:
+    """Not rebuildable by a short expression: the first and last values, range and a CRC-32 of the bytes."""
+    import zlib
+
+    head, tail = literal(flat[:6].tolist()), literal(flat[-3:].tolist())
+    extra = ""
+    if flat.dtype.kind in "biuf":
+        with np.errstate(all="ignore"):
+            extra = f", min {literal(np.nanmin(flat).item()) if flat.dtype.kind != 'b' else bool(flat.min())}, max {literal(np.nanmax(flat).item()) if flat.dtype.kind != 'b' else bool(flat.max())}"
+    crc = zlib.crc32(np.ascontiguousarray(flat).view(np.uint8))
+    return f"<{flat.size} elements of {flat.dtype.str}: first {head}, last {tail}{extra}, crc32 0x{crc:08x}>"
+
+
+def large_array_expr(arr: np.ndarray) -> str:
+    """Rebuild a large ndarray's values (C order, its dtype, its shape) by a short expression, else summarise it."""
+    flat = np.ascontiguousarray(arr).reshape(-1)
+    if flat.dtype.kind in "fc" and flat.dtype.itemsize <= 8 and np.isnan(flat).any():  # keep NaN payloads: through the bits
+        bits = flat.view(f"u{flat.dtype.itemsize}")
+        expr = pattern_expr(bits, "np.array({}, dtype='" + bits.dtype.str + "')")
+        expr = None if expr is None else f"{expr}.view('{flat.dtype.str}')"
+    else:
+        expr = pattern_expr(flat, "np.array({}, dtype='" + flat.dtype.str + "')")
+    if expr is None:
+        return _summary(flat)
+    return expr if arr.ndim == 1 else f"{expr}.reshape({arr.shape})"
+
+
+def large_tensor_expr(host: torch.Tensor) -> str:
+    """Like :func:`large_array_expr` for a host tensor; dtypes numpy lacks go through their bits."""
+    flat = host.detach().reshape(-1).contiguous()
+    name = str(flat.dtype)
+    if flat.dtype in (torch.bfloat16, torch.complex32) or "float8" in name or flat.is_complex() or (flat.is_floating_point() and bool(torch.isnan(flat).any())):
+        real = torch.view_as_real(flat) if flat.is_complex() else flat
+        width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[real.element_size()]
+        inner = pattern_expr(real.reshape(-1).view(width).numpy(), "np.array({}, dtype='" + np.dtype(str(width).split(".")[1]).str + "')")
+        if inner is None:
+            return _summary(real.reshape(-1).view(width).numpy()) + f" (bits of {flat.dtype})"
+        expr = f"torch.from_numpy({inner}).view({real.dtype})"
+        if flat.is_complex():
+            expr = f"torch.view_as_complex({expr}.reshape(-1, 2))"
+    else:
+        inner = pattern_expr(flat.numpy(), "np.array({}, dtype='" + flat.numpy().dtype.str + "')")
+        if inner is None:
+            return _summary(flat.numpy()) + f" ({flat.dtype})"
+        expr = f"torch.from_numpy({inner})"
+    return expr if host.dim() == 1 else f"{expr}.reshape{tuple(host.shape)}"
+
+
+def _large_list_expr(value: Any) -> str:
+    """A large (nested) list as ``<array expr>.tolist()`` when numpy reads it as one numeric array, else a summary."""
+    try:
+        arr = np.asarray(value)
+    except (ValueError, TypeError, OverflowError):
+        arr = None
+    if arr is None or arr.dtype.kind not in "biuf":
+        return f"<{type(value).__name__} of {len(value)} items (nested or mixed): first {_short_list(list(value[:4]))[:200]}>"
+    text = large_array_expr(arr)
+    if text.startswith("<"):
+        return text.replace("elements of", "list elements read as", 1)
+    return f"{text}.tolist()" if isinstance(value, list) else f"tuple({text}.tolist())"
+
+
+def _is_pinned(t: torch.Tensor) -> bool:
+    try:
+        return t.is_pinned()
+    except RuntimeError:
+        return False
+
+
+def describe_value(obj: Any) -> str:
+    """Python source that rebuilds ``obj`` (values, dtype, device, pinned-ness, layout noted)."""
+    if isinstance(obj, torch.Tensor):
+        if obj.is_nested:
+            return f"<nested tensor of {obj.size(0)} components, dtype {obj.dtype}>"
+        if obj.layout != torch.strided or obj.device.type == "meta" or obj.is_quantized:
+            return f"<{obj.layout} tensor on {obj.device}, shape {tuple(obj.shape)}, dtype {obj.dtype}>"
+        host = obj.detach().cpu()
+        large = host.numel() > LITERAL_MAX_ELEMENTS
+        # Bit patterns where the printed value would lose them: float8 always; any NaN
+        # (its payload is part of the data: the values contract compares it for pure copies).
+        as_bits = "float8" in str(obj.dtype) or (
+            (host.is_floating_point() or host.is_complex()) and host.numel() > 0 and bool(torch.isnan(host).any())
+        )
+        if large:
+            base = large_tensor_expr(host)
+        elif as_bits:
+            real = torch.view_as_real(host) if host.is_complex() else host
+            width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[real.element_size()]
+            text = _short_list(real.contiguous().view(width).tolist())
+            base = f"torch.tensor({text}, dtype={width}).view({real.dtype})"
+            if host.is_complex():
+                base = f"torch.view_as_complex({base})"
+        else:
+            base = f"torch.tensor({_short_list(host.tolist())}, dtype={obj.dtype})"
+        notes = []
+        strided = not obj.is_contiguous() and obj.numel() > 1 and all(st > 0 for st in obj.stride())
+        if strided:
+            # Rebuild the layout too (strides; the storage offset is only noted).
+            pin = ", pin_memory=True" if obj.device.type == "cpu" and _is_pinned(obj) else ""
+            base = f"torch.empty_strided({tuple(obj.shape)}, {obj.stride()}, dtype={obj.dtype}{pin}).copy_({base})"
+        elif obj.device.type == "cpu" and _is_pinned(obj):
+            base += ".pin_memory()"
+        if obj.device.type != "cpu":
+            base += f".to('{obj.device}')"
+        if not obj.is_contiguous() and not strided:
+            notes.append(f"strides {obj.stride()}")
+        if obj.storage_offset():
+            notes.append(f"storage offset {obj.storage_offset()}")
+        if obj.is_inference():
+            notes.append("made under torch.inference_mode()")
+        if obj.numel() == 0 and obj.dim() != 1:
+            base += f".reshape{tuple(obj.shape)}"  # an empty nested list loses the shape
+        if obj.requires_grad:
+            base += ".requires_grad_()"  # a leaf that requires grad (a non-leaf's graph is not rebuilt)
+            if obj.grad_fn is not None:
+                notes.append(f"a non-leaf of the caller's graph (grad_fn {type(obj.grad_fn).__name__})")
+        return base + (f"  # {', '.join(notes)}" if notes else "")
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind in "biufc" and obj.size > LITERAL_MAX_ELEMENTS:
+            base = large_array_expr(obj)
+        elif obj.dtype.kind in "biufc":
+            text = _short_list(obj.tolist() if obj.ndim else obj.item())
+            base = f"np.array({text}, dtype='{obj.dtype.str}')"
+            if obj.size == 0 and obj.ndim != 1:
+                base += f".reshape({obj.shape})"
+        elif obj.size > LITERAL_MAX_ELEMENTS:
+            base = f"<{obj.size} elements of dtype {obj.dtype.str}, shape {obj.shape}>"
+        else:
+            base = f"np.array({obj.tolist()!r}, dtype='{obj.dtype.str}')"
+        notes = []
+        c_strides = tuple(int(obj.itemsize * np.prod(obj.shape[i + 1 :], dtype=np.int64)) for i in range(obj.ndim))
+        flipped = tuple(i for i, st in enumerate(obj.strides) if st < 0)
+        if flipped and base.startswith("np.array("):
+            # Negative strides (np.flip, [::-1]), on size-1 dimensions too, where numpy still calls the
+            # array C-contiguous: rebuilt as a flipped view of the flipped values (same values, same signs).
+            base = f"np.flip(np.flip({base}, {flipped}).copy(), {flipped})"
+        if not obj.flags.c_contiguous or obj.strides != c_strides:
+            notes.append(f"strides {obj.strides}")
+        if not obj.flags.writeable:
+            notes.append("read-only")
+        return base + (f"  # {', '.join(notes)}" if notes else "")
+    if isinstance(obj, (list, tuple)):
+        if _count_leaves(obj, LITERAL_MAX_ELEMENTS) > LITERAL_MAX_ELEMENTS:
+            return _large_list_expr(obj)
+        return _short_list(obj)
+    if isinstance(obj, float):
+        return literal(obj)
+    if isinstance(obj, torch.dtype):
+        return str(obj)
+    if isinstance(obj, torch.device):
+        return f"torch.device('{obj}')"
+    return repr(obj)
+
+
+def describe_call(data: Any, kwargs: dict[str, Any], fn: str = "async_tensor_h2d") -> str:
+    """``fn(data, device=..., dtype=..., out=...)`` as Python source (each argument described once)."""
+    described = [("data", describe_value(data)), *((k, describe_value(v)) for k, v in kwargs.items())]
+    parts = [text.split("  #")[0] if name == "data" else f"{name}={text.split('  #')[0]}" for name, text in described]
+    notes = [f"{name}: {text.split('  # ', 1)[1]}" for name, text in described if "  # " in text]
+    shared = _memory_shared_with_out(data, kwargs.get("out"))
+    if shared:
+        notes.append(shared)
+    return f"{fn}({', '.join(parts)})" + (f"  # {'; '.join(notes)}" if notes else "")
+
+
+def _memory_shared_with_out(data: Any, out: Any) -> str:
+    """A note when ``data`` is a view of ``out``'s host memory (the literals above would not rebuild that aliasing)."""
+    if not isinstance(out, torch.Tensor) or out.device.type != "cpu" or not out.numel():
+        return ""
+    try:
+        if isinstance(data, np.ndarray) and data.size:
+            base = out.untyped_storage().data_ptr()
+            lo = data.__array_interface__["data"][0]
+            if base <= lo < base + out.untyped_storage().nbytes():
+                return f"data is a view of out's storage, starting {lo - base} bytes into it (e.g. base = torch.zeros(...); out = base[1:]; data = base.numpy()[:-1])"
+        if isinstance(data, torch.Tensor) and data.device.type == "cpu" and data.numel() and data.untyped_storage().data_ptr() == out.untyped_storage().data_ptr():
+            return f"data and out are views of one storage (data at element offset {data.storage_offset()}, out at {out.storage_offset()})"
+    except Exception:  # noqa: BLE001 - a note must never break a report
+        return ""
+    return ""

@@ -1,0 +1,65 @@
+"""A target's input domain: which kind of ``data`` a call has, and calls outside the domain counted as not applicable.
+
+A target declares the kinds of ``data`` its function accepts (:attr:`Target.inputs`,
+one of :data:`~contracts.targets.INPUT_KINDS` each: SGLang's ``async_h2d`` takes lists
+only). Properties draw inside the domain; deterministic tables skip rows outside it and
+count them here, so the report says how many calls were not applicable and no such call
+counts as a pass or a fault.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+__all__ = ["data_kind", "in_domain", "out_of_domain", "reset", "skipped"]
+
+_skipped = [0]
+
+
+def data_kind(data: Any) -> str:
+    """The input kind of ``data``: ``list``, ``tuple`` (a tuple anywhere in it), ``list-of-arrays``, ``ndarray``, ``tensor``,
+    ``scalar`` (0-d: a Python or numpy scalar, a 0-d array or tensor), or ``other`` (None, a string, a dict...: never a valid
+    input of any kind, so a refusal of it is judged for every target)."""
+    if isinstance(data, (list, tuple)):
+        stack: list[Any] = [data]
+        tuples = False
+        while stack:
+            item = stack.pop()
+            if isinstance(item, (np.ndarray, torch.Tensor)):
+                return "list-of-arrays"
+            if isinstance(item, tuple):
+                tuples = True
+            if isinstance(item, (list, tuple)):
+                stack.extend(item)
+        return "tuple" if tuples else "list"
+    if isinstance(data, np.ndarray):
+        return "scalar" if data.ndim == 0 else "ndarray"
+    if isinstance(data, torch.Tensor):
+        return "scalar" if data.dim() == 0 and data.layout == torch.strided and not data.is_nested else "tensor"
+    if isinstance(data, (bool, int, float, complex, np.generic)):
+        return "scalar"
+    return "other"
+
+
+def in_domain(target: Any, data: Any) -> bool:
+    """Whether a call with ``data`` lies inside ``target``'s declared inputs (``other`` always does)."""
+    kind = data_kind(data)
+    return kind == "other" or kind in getattr(target, "inputs", ())
+
+
+def out_of_domain() -> None:
+    """One call a table skipped because its data lies outside the target's declared inputs."""
+    _skipped[0] += 1
+
+
+def reset() -> None:
+    """A new test starts (the plugin resets the count)."""
+    _skipped[0] = 0
+
+
+def skipped() -> int:
+    """Calls skipped as outside the domain since the last :func:`reset`."""
+    return _skipped[0]

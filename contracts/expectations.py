@@ -1,0 +1,267 @@
+r"""Expected failures of a target: the expectations file (``xfails/<target name>.txt``), its grammar and its strict rules.
+
+Used by the pytest plugin (``h2d_contracts.plugin``); the functions here are plain and tested on
+their own (the kit's meta-tests).
+
+Expectations files (``xfails/<target name>.txt``), one entry a line::
+
+    PATTERN [match=REGEX] [if=CONDITION[,CONDITION...]]   # one-line reason
+
+    tests/test_h2d.py::test_bad_input[cpu-nan-to-int]  match=RuntimeError  # NaN into int: RuntimeError, not ValueError
+    bad-input  match=wrong\sexception\stype:\sgot\sRuntimeError  # bad values raise RuntimeError
+    tests/test_gpu.py::test_staging  if=cuda  match=Pageable  # a strided pinned view is DMA'd from pageable memory
+
+``PATTERN`` is a test node-id prefix or a catalogue id; the ``# reason`` is required.
+``match=`` is a regular expression (no spaces: write ``\s``; no ``#``) searched in the
+failure it expects: for a contract id in the message of each violation of that
+contract, and it is **required** there, so that a new kind of failure in an
+already-failing contract is reported as UNEXPECTED instead of being hidden by a
+contract-wide entry; for a node id in the whole failure text (violations and other
+errors), optional. ``if=`` makes the entry apply only where every condition holds:
+``cuda`` / ``no-cuda``, ``pinned`` / ``no-pinned`` (pinned host memory available),
+``multi-gpu``, ``torch>=X`` / ``torch<X`` (one file that holds on a CPU-only CI machine
+and on a GPU machine with another torch). Entries whose conditions do not hold are
+inactive: ignored, and counted in the header.
+
+Strict: a failing test is "xfailed" only if a node-id entry matching it covers it, or
+every violation it raised is covered by a contract entry of that contract whose
+``match`` finds it; otherwise it stays a failure, marked UNEXPECTED in the report. A
+test listed by node id that passes is a failure (``[XPASS(strict)]``). Contract entries
+are strict at the contract's level: if no test of a listed contract failed as expected,
+the run fails with ``[XPASS(strict)]``; an entry whose kind was not seen while another
+entry of its contract was is listed as "not witnessed" (a warning: each failing test
+reports its first violation only, and a property's search is random, so one run without
+a kind is no evidence that the target was fixed). Active entries that match no collected test produce a warning.
+
+Contract of a test: the catalogue ids of the ``prop_*`` or ``check_*`` functions its
+body calls (from :data:`contracts.registry.PROPERTIES`), or those named by
+``@pytest.mark.contract("id", ...)``; a failing test also counts for every id in the
+``[id]`` of its ``ContractViolation`` messages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+__all__ = [
+    "CONDITIONS",
+    "RENAMED_TESTS",
+    "XfailEntry",
+    "condition_holds",
+    "expected_failure",
+    "load_xfails",
+    "machine_facts",
+    "match_xfails",
+    "with_violated",
+]
+
+
+# --------------------------------------------------------------------------- expectations files
+
+
+@dataclass(frozen=True)
+class XfailEntry:
+    """One line of an expectations file (see the module docstring)."""
+
+    pattern: str
+    reason: str
+    source: str  # "xfails/vllm.txt:12"
+    is_contract: bool
+    match: str | None = None
+    conditions: tuple[str, ...] = ()
+
+    def covers(self, text: str) -> bool:
+        """Whether this entry's ``match`` finds ``text`` (no ``match``: any text)."""
+        return self.match is None or re.search(self.match, text) is not None
+
+
+#: The conditions ``if=`` accepts besides ``torch>=X`` / ``torch<X``.
+CONDITIONS = ("cuda", "no-cuda", "pinned", "no-pinned", "multi-gpu")
+
+
+def machine_facts() -> dict[str, Any]:
+    """What ``if=`` conditions are evaluated against, read off this process (no CUDA context is created)."""
+    import torch
+
+    from .targets import torch_pin_memory_available
+
+    cuda = torch.cuda.is_available()
+    return {"cuda": cuda, "pinned": torch_pin_memory_available() if cuda else False, "multi-gpu": cuda and torch.cuda.device_count() >= 2, "torch": torch.__version__}
+
+
+def condition_holds(condition: str, facts: dict[str, Any]) -> bool:
+    """Evaluate one ``if=`` condition; ValueError for an unknown one."""
+    from packaging.version import Version
+
+    m = re.fullmatch(r"torch(>=|<)(\d+(?:\.\d+)*)", condition)
+    if m:
+        have = Version(Version(str(facts["torch"])).base_version)
+        return have >= Version(m.group(2)) if m.group(1) == ">=" else have < Version(m.group(2))
+    if condition.startswith("no-") and condition[3:] in facts:
+        return not facts[condition[3:]]
+    if condition in facts and condition != "torch":
+        return bool(facts[condition])
+    raise ValueError(f"unknown condition {condition!r}: use one of {', '.join(CONDITIONS)}, torch>=X, torch<X")
+
+
+def load_xfails(path: str | Path, catalogue: Iterable[str], facts: dict[str, Any] | None = None) -> tuple[list[XfailEntry], int]:
+    """Parse an expectations file: (active entries, number of inactive ones); ValueError naming the line for a bad one.
+
+    ``facts`` (default :func:`machine_facts`) decides which ``if=`` entries are active.
+    """
+    path = Path(path)
+    ids = set(catalogue)
+    facts = machine_facts() if facts is None else facts
+    entries: list[XfailEntry] = []
+    inactive = 0
+    for lineno, raw in enumerate(path.read_text().splitlines(), 1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        where = f"{path}:{lineno}"
+        head, sep, reason = line.partition("#")
+        tokens, reason = head.split(), reason.strip()
+        if not sep or not reason or not tokens:
+            raise ValueError(f"{where}: expected 'node-id-prefix-or-contract-id [match=REGEX] [if=COND,...]  # one-line reason', got {raw!r}")
+        pattern, options = tokens[0], dict.fromkeys(("match", "if"))
+        for token in tokens[1:]:
+            key, eq, value = token.partition("=")
+            if not eq or key not in options or not value or options[key] is not None:
+                raise ValueError(f"{where}: {token!r} is not 'match=REGEX' or 'if=COND,...' (once each; a regex has no spaces: write \\s)")
+            options[key] = value
+        if options["match"] is not None:
+            try:
+                re.compile(options["match"])
+            except re.error as exc:
+                raise ValueError(f"{where}: match={options['match']!r} is not a regular expression: {exc}") from None
+        elif pattern in ids:
+            raise ValueError(f"{where}: a contract-wide entry must say which failure it expects: add match=REGEX (a pattern of its message)")
+        conditions = tuple(options["if"].split(",")) if options["if"] else ()
+        try:
+            active = all(condition_holds(c, facts) for c in conditions)
+        except ValueError as exc:
+            raise ValueError(f"{where}: {exc}") from None
+        if not active:
+            inactive += 1
+            continue
+        entries.append(XfailEntry(pattern, reason, f"{path.as_posix()}:{lineno}", pattern in ids, options["match"], conditions))
+    return entries, inactive
+
+
+def match_xfails(nodeid: str, contract_ids: set[str], entries: list[XfailEntry]) -> list[XfailEntry]:
+    """Entries that apply to the test ``nodeid`` exercising ``contract_ids``."""
+    return [e for e in entries if (e.pattern in contract_ids if e.is_contract else nodeid.startswith(e.pattern))]
+
+
+def with_violated(matched: list[XfailEntry], violations: list[dict[str, Any]], entries: list[XfailEntry]) -> list[XfailEntry]:
+    """``matched`` plus the contract entries of every contract a violation names: a test can violate a
+    contract through a helper the static mapping of tests to contracts cannot see."""
+    violated = {v["contract"] for v in violations}
+    return matched + [e for e in entries if e.is_contract and e.pattern in violated and e not in matched]
+
+
+def expected_failure(matched: list[XfailEntry], violations: list[dict[str, Any]], errors: list[str]) -> list[XfailEntry]:
+    """The entries that cover a failure (empty: it is UNEXPECTED).
+
+    Covered by a node-id entry whose ``match`` finds the whole failure text, or else
+    when every violation is covered by a contract entry of its contract whose ``match``
+    finds its message (a failure that is no contract violation needs a node-id entry).
+    """
+    text = "\n".join([v["message"] for v in violations] + list(errors))
+    by_node = [e for e in matched if not e.is_contract and e.covers(text)]
+    if by_node:
+        return by_node
+    used: list[XfailEntry] = []
+    for v in violations:
+        hits = [e for e in matched if e.is_contract and e.pattern == v["contract"] and e.covers(v["message"])]
+        if not hits:
+            return []
+        used += [e for e in hits if e not in used]
+    return used
+
+
+
+
+# --------------------------------------------------------------------------- renamed tests
+
+_AREA_OF_OLD_H2D = {
+    "test_values": "test_values",
+    "test_values_zero_length": "test_values",
+    "test_values_pure_copy_bits": "test_values",
+    "test_values_large": "test_values",
+    "test_values_multi_mb": "test_values",
+    "test_values_typed_leaves": "test_values",
+    "test_values_autograd_and_default_dtype": "test_values",
+    "test_values_dtype_matrix": "test_values",
+    "test_values_layouts": "test_values",
+    "test_values_product": "test_values",
+    "test_values_first_call": "test_values",
+    "test_out_dense_table": "test_out",
+    "test_out_shape_rejected": "test_out",
+    "test_out_shape_table": "test_out",
+    "test_no_alias": "test_no_alias",
+    "test_bad_input_value_table": "test_bad_input",
+    "test_bad_input": "test_bad_input",
+    "test_input_untouched": "test_input_untouched",
+    "test_input_untouched_table": "test_input_untouched",
+    "test_cpu_variant": "test_cpu_path",
+    "test_dtype_resolution": "test_dtype",
+}
+
+#: Old test-id prefix -> new one, for expectations files written before the suite was laid out by
+#: contract area (``tests/test_h2d.py`` split into one file per area, tests named after their
+#: properties). An entry using an old id is translated, with a note naming the new id.
+RENAMED_TESTS: dict[str, str] = {
+    **{f"tests/test_h2d.py::{name}": f"tests/{area}.py::{name}" for name, area in _AREA_OF_OLD_H2D.items()},
+    "tests/test_h2d.py::test_values_wide_numpy_sources": "tests/test_values.py::test_values_wide_numpy",
+    "tests/test_h2d.py::test_dtype_mismatch_rejected": "tests/test_dtype.py::test_dtype_mismatch",
+    "tests/test_h2d.py::test_out_written_exactly": "tests/test_out.py::test_out_written",
+    "tests/test_h2d.py::test_no_target_rejected": "tests/test_no_target.py::test_no_target",
+    "tests/test_h2d.py::test_no_alias_every_layout": "tests/test_no_alias.py::test_no_alias_layouts",
+    "tests/test_h2d.py::test_cpu_path_agrees": "tests/test_cpu_path.py::test_cpu_path",
+    "tests/test_buffer.py::test_buffer_numpy_view_rejected": "tests/test_buffer.py::test_buffer_numpy_rejected",
+    "tests/test_buffer.py::test_buffer_bad_constructor_args": "tests/test_buffer.py::test_buffer_bad_args",
+    "tests/test_buffer.py::test_buffer_roundtrip_bits": "tests/test_buffer.py::test_buffer_roundtrip",
+    "tests/test_buffer.py::test_buffer_copy_rows": "tests/test_buffer.py::test_buffer_copy",
+    "tests/test_buffer.py::test_buffer_bad_row_counts": "tests/test_buffer.py::test_buffer_bad_rows",
+    "tests/test_gpu.py::test_staging_strided_pinned_view": "tests/test_gpu.py::test_staging_strided_pinned",
+    "tests/test_gpu.py::test_pinned_input_not_restaged": "tests/test_gpu.py::test_pinned_not_restaged",
+    "tests/test_gpu.py::test_buffer_copies_non_blocking": "tests/test_gpu.py::test_buffer_non_blocking",
+    "tests/test_gpu.py::test_snapshot_back_to_back": "tests/test_gpu.py::test_back_to_back",
+    "tests/test_gpu.py::test_pinned_hazard_documented": "tests/test_gpu.py::test_pinned_hazard",
+    "tests/test_gpu.py::test_buffer_hazard_documented": "tests/test_gpu.py::test_buffer_hazard",
+    "tests/test_gpu.py::test_stream_current": "tests/test_gpu.py::test_stream",
+    "tests/test_gpu.py::test_snapshot_of_converted_pinned_inputs": "tests/test_gpu.py::test_snapshot_converted_pinned",
+    "tests/test_reliability.py::test_concurrent_calls[cpu-own-streams]": "tests/test_reliability.py::test_concurrency[cpu]",
+    "tests/test_reliability.py::test_concurrent_calls[cuda-own-streams]": "tests/test_reliability.py::test_concurrency[cuda]",
+    "tests/test_reliability.py::test_concurrent_calls[cuda-default-stream]": "tests/test_reliability.py::test_concurrency_default_stream[cuda]",
+    "tests/test_reliability.py::test_resource_hygiene": "tests/test_reliability.py::test_hygiene",
+    "tests/test_regressions.py::test_nan_scalar_warns_nothing": "tests/test_regressions.py::test_nan_scalar",
+    "tests/test_h2d_impl_edges.py::": "tests/test_edges.py::",
+}
+
+
+def translate_renamed(entries: list[XfailEntry]) -> tuple[list[XfailEntry], list[str]]:
+    """``entries`` with old test ids rewritten to the new ones (:data:`RENAMED_TESTS`, longest prefix first), and a note for each."""
+    import dataclasses
+
+    out: list[XfailEntry] = []
+    notes: list[str] = []
+    olds = sorted(RENAMED_TESTS, key=len, reverse=True)
+    for entry in entries:
+        if entry.is_contract:
+            out.append(entry)
+            continue
+        old = next((o for o in olds if entry.pattern.startswith(o)), None)
+        if old is None:
+            if entry.pattern.startswith("tests/test_h2d.py"):
+                notes.append(f"{entry.source}: {entry.pattern!r}: tests/test_h2d.py was split into one file per contract area (tests/test_values.py, test_out.py, ...); name the test there")
+            out.append(entry)
+            continue
+        new = RENAMED_TESTS[old] + entry.pattern[len(old):]
+        notes.append(f"{entry.source}: the test id {entry.pattern!r} is now {new!r} (translated; write the new id)")
+        out.append(dataclasses.replace(entry, pattern=new))
+    return out, notes

@@ -1,0 +1,170 @@
+"""Mutants that break the buffer contract: each the reference with one realistic bug."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from h2d_contracts import h2d_impl
+from h2d_contracts.h2d_impl import _host as H  # noqa: PLC2701 - a mutant is the reference with one change: white-box
+from h2d_contracts.h2d_impl import h2d as R
+
+from ..targets import Target
+from .base import ReferenceBuffer, mutant, parsed_device, reference_target, untyped_leaves
+
+
+@mutant(killed_by=('buffer',))
+def copy_to_gpu_no_bounds_check() -> Target:
+    """copy_to_gpu/copy_to_cpu slice without a bounds check (vLLM): n=136 on capacity 132 is clamped, n=-1 drops a row."""
+
+    class B(ReferenceBuffer):
+        def copy_to_gpu(self, n=None):
+            if n is None:
+                return self.gpu.copy_(self.cpu, non_blocking=True)
+            return self.gpu[:n].copy_(self.cpu[:n], non_blocking=True)
+
+        def copy_to_cpu(self, n=None):
+            if n is None:
+                return self.cpu.copy_(self.gpu, non_blocking=True)
+            return self.cpu[:n].copy_(self.gpu[:n], non_blocking=True)
+
+    return reference_target("copy_to_gpu_no_bounds_check", buffer_cls=B)
+
+
+@mutant(killed_by=('buffer',))
+def copy_to_gpu_off_by_one() -> Target:
+    """copy_to_gpu(n) copies n + 1 rows (the `num_reqs + 1` confusion), clobbering row n of .gpu."""
+
+    class B(ReferenceBuffer):
+        def copy_to_gpu(self, n=None):
+            if n is None:
+                return super().copy_to_gpu(None)
+            self._rows(n)
+            self.gpu[: n + 1].copy_(self.cpu[: n + 1], non_blocking=True)
+            return self.gpu[:n]
+
+    return reference_target("copy_to_gpu_off_by_one", buffer_cls=B)
+
+
+@mutant(killed_by=('buffer',))
+def negative_n_accepted() -> Target:
+    """the bounds check tests only the upper end: copy_to_gpu(-2) silently copies all rows but the last two."""
+
+    class B(ReferenceBuffer):
+        def _rows(self, n):
+            if n is None:
+                return None
+            if isinstance(n, bool):
+                raise TypeError(f"n must be an int, got {n!r}")
+            n = operator.index(n)
+            if n > self.capacity:
+                raise IndexError(f"n={n} > capacity {self.capacity}")
+            return n
+
+    return reference_target("negative_n_accepted", buffer_cls=B)
+
+
+@mutant(killed_by=('buffer',))
+def n_beyond_capacity_clamped() -> Target:
+    """n beyond capacity is clamped with min(n, capacity) instead of rejected (capacity 132, asked 136: 4 rows lost)."""
+
+    class B(ReferenceBuffer):
+        def _rows(self, n):
+            if n is None:
+                return None
+            if isinstance(n, bool):
+                raise TypeError(f"n must be an int, got {n!r}")
+            n = operator.index(n)
+            if n < 0:
+                raise IndexError(f"n={n} is negative")
+            return min(n, self.capacity)
+
+    return reference_target("n_beyond_capacity_clamped", buffer_cls=B)
+
+
+@mutant(killed_by=('buffer',))
+def copy_to_cpu_wrong_rows() -> Target:
+    """copy_to_cpu(n) reads the last n rows of .gpu instead of the first n."""
+
+    class B(ReferenceBuffer):
+        def copy_to_cpu(self, n=None):
+            n = self._rows(n)
+            if n is None:
+                return super().copy_to_cpu(None)
+            start = self.capacity - n
+            return self.cpu[:n].copy_(self.gpu[start:], non_blocking=True)
+
+    return reference_target("copy_to_cpu_wrong_rows", buffer_cls=B)
+
+
+@mutant(killed_by=('buffer',))
+def numpy_view_is_a_copy() -> Target:
+    """.np is a copy of .cpu (`.numpy().copy()`), so writes through .np never reach the device."""
+
+    class B(ReferenceBuffer):
+        def __init__(self, *size, **kw):
+            super().__init__(*size, **kw)
+            if self._np is not None:
+                self._np = self._np.copy()
+
+    return reference_target("numpy_view_is_a_copy", buffer_cls=B)
+
+
+@mutant(killed_by=('buffer',))
+def copy_to_cpu_returns_gpu_view() -> Target:
+    """copy_to_cpu(n) copies the right rows but returns ``.gpu[:n]`` (the source) instead of ``.cpu[:n]``."""
+
+    class B(ReferenceBuffer):
+        def copy_to_cpu(self, n=None):
+            super().copy_to_cpu(n)
+            return self.gpu if n is None else self.gpu[: self._rows(n)]
+
+    return reference_target("copy_to_cpu_returns_gpu_view", buffer_cls=B)
+
+
+@mutant(killed_by=('buffer',), needs="no-pinning")
+def buffer_pin_without_fallback() -> Target:
+    """CpuGpuBuffer passes ``pin_memory=True`` straight to torch: on a host without pinned memory the constructor raises RuntimeError."""
+
+    class B(ReferenceBuffer):
+        def __init__(self, *size, dtype, device, pin_memory=None, with_numpy=True):
+            if pin_memory:
+                torch.zeros(1, pin_memory=True)  # the unguarded allocation (raises where pinning is unavailable)
+            super().__init__(*size, dtype=dtype, device=device, pin_memory=pin_memory, with_numpy=with_numpy)
+
+    return reference_target("buffer_pin_without_fallback", buffer_cls=B)
+
+
+@mutant(killed_by=('buffer',))
+def buffer_asserts_its_arguments() -> Target:
+    """CpuGpuBuffer validates its size with ``assert`` (vLLM's style): AssertionError, and under ``python -O`` a negative size reaches torch."""
+
+    class B(ReferenceBuffer):
+        def __init__(self, *size, dtype, device, pin_memory=None, with_numpy=True):
+            assert size and all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in size), size
+            super().__init__(*size, dtype=dtype, device=device, pin_memory=pin_memory, with_numpy=with_numpy)
+
+    return reference_target("buffer_asserts_its_arguments", buffer_cls=B)
+
+
+@mutant(killed_by=('buffer',))
+def buffer_refusals_name_nothing() -> Target:
+    """CpuGpuBuffer and its copies refuse bad arguments with the right exception types but bare messages ("invalid argument")."""
+
+    def bare(fn):
+        def wrapped(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except (TypeError, ValueError, IndexError) as exc:
+                raise type(exc)("invalid argument") from None
+
+        return wrapped
+
+    class B(ReferenceBuffer):
+        __init__ = bare(h2d_impl.CpuGpuBuffer.__init__)
+        copy_to_gpu = bare(h2d_impl.CpuGpuBuffer.copy_to_gpu)
+        copy_to_cpu = bare(h2d_impl.CpuGpuBuffer.copy_to_cpu)
+
+    return reference_target("buffer_refusals_name_nothing", buffer_cls=B)

@@ -1,0 +1,79 @@
+"""Contract ``no-alias``: the result never shares memory with the input; overwriting the input afterwards changes nothing.
+
+Also on the host (``device="cpu"``) for targets whose host path promises a copy
+(:attr:`Target.host_copy`: the reference, the CPU-platform variants); for a function whose
+host path only stands in for a device (vLLM's ``t.to(device)``), aliasing on the host is
+not applicable: no device copy ever aliases.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import torch
+from hypothesis import strategies as st
+
+import h2d_contracts.strategies as hs
+
+from .calling import call_valid, mutate, synchronize
+from .checks import check
+from .describe import describe_call
+from .oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype, storage_span
+from .registry import prop
+from .runner import Rows, accepted, require_device, run_given
+from .targets import Target
+from .violations import NotApplicable, fail
+
+__all__ = ["check_no_alias"]
+
+
+@check("no-alias")
+def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
+    """no-alias: the result shares no memory with ``data`` (also on the CPU path); mutating ``data`` afterwards changes nothing."""
+    if resolve_device(kwargs).type == "cpu" and not target.host_copy:
+        raise NotApplicable(f"no-alias on the host: target {target.name!r} declares host_copy=False (its host path stands in for a device, where a copy never aliases)")
+    call = describe_call(data, kwargs, fn=target.fn_name)
+    expected = expected_tensor(data, resolve_dtype(data, kwargs))
+    result = call_valid("no-alias", target, data, kwargs)
+    synchronize()
+    span_in, span_out = storage_span(data), storage_span(result)
+    if span_in and span_out and span_in[0] < span_out[1] and span_out[0] < span_in[1] and result.numel():
+        fail("no-alias", "result memory overlaps the input's", got=f"result {span_out} vs data {span_in}", expected="disjoint", call=call)
+    snapshot = copy.deepcopy(data) if isinstance(data, (list, tuple)) else None
+    mutate(data)
+    synchronize()
+    assert_same_values(result, expected, contract="no-alias", call=call + "  # then data was overwritten")
+    if snapshot is not None:
+        data[:] = snapshot
+
+
+
+@prop("no-alias")
+def prop_no_alias(target: Target, device: torch.device, **overrides: Any) -> None:
+    """no-alias: the result never shares memory with ndarray / tensor inputs, on every device."""
+    require_device(target, device, "no-alias")
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, kinds=("ndarray", "tensor"), out=False), label="call")
+        check_no_alias(target, call.data, call.kwargs)
+
+    run_given(body, overrides)
+
+
+@prop("no-alias")
+def prop_no_alias_layouts(target: Target, device: torch.device, **overrides: Any) -> None:
+    """no-alias: one fixed input in every array and tensor layout (read-only and broadcast arrays included)."""
+    require_device(target, device, "no-alias")
+    del overrides  # deterministic: every layout every run
+
+    base = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    rows = Rows("no-alias layout table")
+    for layout in hs.ARRAY_LAYOUTS:
+        rows.row(check_no_alias, target, hs.array_in_layout(base.copy(), layout), {"device": device})
+    for layout in hs.TENSOR_LAYOUTS:
+        values = torch.from_numpy(base.copy()).reshape(1, 2, 3, 4) if layout == "channels_last" else torch.from_numpy(base.copy())
+        rows.row(check_no_alias, target, hs.tensor_in_layout(values, layout, pinned=False), {"device": device})
+    rows.finish()
+

@@ -1,0 +1,168 @@
+"""Contract ``out``: the very ``out`` is returned, exactly its elements are written, any other shape is refused.
+
+``out`` of every layout (contiguous, every other element of a larger buffer, an offset view,
+transposed) is written exactly: the storage around a view stays as it was. A shape that
+differs from the data's, broadcastable ones included (``[7]`` into ``(4,)``), raises
+``ValueError`` and leaves ``out`` untouched: ``Tensor.copy_``'s broadcasting is never used.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+
+import h2d_contracts.strategies as hs
+
+from . import errors
+from .calling import call_valid, expect_raise, raw_storage, synchronize
+from .checks import check
+from .describe import describe_call
+from .input_untouched import out_bytes_outside
+from .oracle import assert_same_values, expected_tensor, resolve_dtype
+from .registry import prop
+from .runner import Rows, require_device, run_given
+from .targets import Target
+from .violations import fail
+
+__all__ = ["OUT_DENSE_TABLE", "WRONG_OUT_SHAPES", "check_out_equal", "check_out_shape_rejected", "check_out_written_exactly", "shaped_data"]
+
+
+@check("out")
+def check_out_written_exactly(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
+    """out: returns the very ``out``; writes exactly its elements (the storage around a view is untouched)."""
+    target.require("out", "out")
+    out = kwargs["out"]
+    call = describe_call(data, kwargs, fn=target.fn_name)
+    before = raw_storage(out)
+    expected = expected_tensor(data, resolve_dtype(data, kwargs))
+    result = call_valid("out", target, data, kwargs)
+    if result is not out:
+        fail("out", "return value is not the out object", got=f"a different tensor (id {id(result)})", expected=f"out (id {id(out)})", call=call)
+    synchronize(out.device)
+    assert_same_values(out, expected, contract="out", call=call)
+    # out's own elements were checked just above (NaN payloads forgiven, as everywhere);
+    # every other byte of its storage must be as before.
+    diff = out_bytes_outside(out, before, raw_storage(out))
+    if diff:
+        fail("out", "bytes outside out's own elements changed", got=f"{diff} bytes differ", expected="only out's elements written", call=call)
+
+
+@check("out")
+def check_out_equal(target: Target, data: Any, kwargs: dict[str, Any], expected: torch.Tensor) -> None:
+    """out, against a literal: :func:`check_out_written_exactly`, and then ``out`` holds exactly ``expected`` (a documented outcome)."""
+    check_out_written_exactly(target, data, kwargs)
+    assert_same_values(kwargs["out"], expected, contract="out", call=describe_call(data, kwargs, fn=target.fn_name) + "  # against the documented outcome")
+
+
+@check("out")
+def check_out_shape_rejected(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
+    """out: any shape mismatch, broadcastable ones included, raises ``ValueError`` and leaves ``out`` untouched."""
+    target.require("out", "out")
+    expect_raise("out", target, data, kwargs, errors.SHAPE_MISMATCH, f"out.shape={tuple(kwargs['out'].shape)} vs data shape {tuple(np.shape(data)) if not isinstance(data, torch.Tensor) else tuple(data.shape)}")
+
+
+
+@prop("out")
+def prop_out_written(target: Target, device: torch.device, **overrides: Any) -> None:
+    """out: returns out itself, writes exactly its elements, contiguous or not."""
+    require_device(target, device, "out")
+    target.require("out", "out")
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, out=True), label="call")
+        check_out_written_exactly(target, call.data, call.kwargs)
+
+    run_given(body, overrides)
+
+
+#: Dense inputs of out's dtype (pinned where pinning exists: then nothing needs converting or
+#: staging, the zero-copy path) written into out of every layout. A target that returned a
+#: new tensor, or ignored out, for exactly these inputs passed every random draw in the
+#: GPU mutation run of 79c9cc9 (reports/mutation/): such a draw is rare.
+OUT_DENSE_TABLE = tuple(
+    (shape, layout, out_kind)
+    for shape, layouts in (((6,), ("contiguous", "offset")), ((3, 5), ("contiguous", "transposed")), ((2, 3, 4), ("transposed",)), ((2, 3, 4, 5), ("channels_last", "transposed")))
+    for layout in layouts
+    for out_kind in hs.OUT_KINDS
+)
+
+
+@prop("out")
+def prop_out_dense_table(target: Target, device: torch.device, **overrides: Any) -> None:
+    """out: dense tensors (pinned where pinning exists) of out's dtype, into out of every layout: out itself, written exactly."""
+    require_device(target, device, "out")
+    target.require("out", "out")
+    pinned = hs.pinning_available()
+    for i, (shape, layout, out_kind) in enumerate(OUT_DENSE_TABLE):
+        dtype = (torch.float32, torch.int64)[i % 2]
+        values = torch.arange(math.prod(shape), dtype=dtype).view(shape) - 7
+        data = hs.tensor_in_layout(values, layout, pinned=pinned)
+        out = hs.out_in_layout(shape, dtype, device, out_kind)
+        kwargs: dict[str, Any] = {"out": out, "device": device} if i % 3 == 0 else {"out": out}
+        check_out_written_exactly(target, data, kwargs)
+
+
+@prop("out")
+def prop_out_shape_rejected(target: Target, device: torch.device, **overrides: Any) -> None:
+    """out: any shape mismatch (broadcastable included) raises ValueError and leaves out untouched."""
+    require_device(target, device, "out")
+    target.require("out", "out")
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, out=True, dtype=False), label="call")
+        shape = tuple(call.kwargs["out"].shape)
+        wrong = data.draw(hs.wrong_shapes(shape), label="out shape")
+        out = data.draw(hs.out_buffers(wrong, call.kwargs["out"].dtype, device), label="wrong out")
+        check_out_shape_rejected(target, call.data, {**call.kwargs, "out": out})
+
+    run_given(body, overrides)
+
+
+#: (data shape, wrong out shape): inner-dimension mismatches a broadcast would fill,
+#: same-numel reshapes a flat copy would accept, truncations and growths, scalars.
+WRONG_OUT_SHAPES: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = (
+    ((2, 1), (2, 3)),
+    ((1, 3), (2, 3)),
+    ((3,), (2, 3)),
+    ((3,), (1, 3)),
+    ((1,), (4,)),
+    ((), (1,)),
+    ((), (3,)),
+    ((1, 3), (3,)),
+    ((2, 3), (3, 2)),
+    ((6,), (2, 3)),
+    ((2, 3), (6,)),
+    ((4,), (3,)),
+    ((3,), (4,)),
+    ((2, 0), (0,)),
+    ((0,), (2, 0)),
+    ((2, 2, 1), (2, 2, 5)),
+)
+
+
+def shaped_data(kind: str, shape: tuple[int, ...]) -> Any:
+    values = np.arange(1, int(np.prod(shape, dtype=np.int64)) + 1, dtype=np.int64).reshape(shape)
+    if kind == "list":
+        return values.tolist()  # a 0-d array's tolist() is a Python int: the scalar case
+    return values if kind == "ndarray" else torch.from_numpy(values.copy())
+
+
+@prop("out")
+def prop_out_shape_table(target: Target, device: torch.device, **overrides: Any) -> None:
+    """out: a table of wrong out shapes ([[1], [2]] into (2, 3), same-numel reshapes, scalars) x list, ndarray, tensor x contiguous/strided out."""
+    require_device(target, device, "out")
+    target.require("out", "out")
+    del overrides  # deterministic: every row every run
+    rows = Rows("out shape table")
+    for data_shape, out_shape in WRONG_OUT_SHAPES:
+        for kind in ("list", "ndarray", "tensor"):
+            for strided in (False, True):
+                n = int(np.prod(out_shape, dtype=np.int64))
+                base = torch.full((2 * n + 1,), 77, dtype=torch.int64, device=device)
+                out = base[1::2].view(out_shape) if strided and n else base[1 : 1 + n].view(out_shape)
+                rows.row(check_out_shape_rejected, target, shaped_data(kind, data_shape), {"out": out})
+    rows.finish()
+

@@ -1,0 +1,57 @@
+"""Which property checks which contract: filled by the ``@prop(contract)`` decorator, never by hand.
+
+Each contract area (``contracts/values.py``, ``contracts/out.py``, ...) declares its
+properties with ``@prop("values")``; importing :mod:`h2d_contracts.contracts` imports
+every area, so :data:`PROPERTIES` is complete once the package is imported. The test
+that runs ``prop_<name>`` is ``test_<name>`` (a meta-test checks it).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, TypeVar
+
+__all__ = ["GPU_CONTRACTS", "PROPERTIES", "contract_of", "prop", "properties_of", "run_property"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: catalogue id -> the properties that check it, in the order their areas declare them.
+PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {}
+_BY_NAME: dict[str, str] = {}
+
+#: Contracts that only mean something on CUDA.
+GPU_CONTRACTS = frozenset({"staging", "non-blocking", "snapshot", "stream", "hygiene", "device-hygiene", "streams", "steps"})
+
+
+def prop(contract: str) -> Callable[[F], F]:
+    """Register ``prop_<name>(target, device, **overrides)`` as a property of catalogue id ``contract``."""
+
+    def register(func: F) -> F:
+        if not func.__name__.startswith("prop_"):
+            raise ValueError(f"a property's name starts with 'prop_': {func.__name__}")
+        if func.__name__ in _BY_NAME:
+            raise ValueError(f"property {func.__name__} is registered twice")
+        _BY_NAME[func.__name__] = contract
+        PROPERTIES[contract] = (*PROPERTIES.get(contract, ()), func)
+        func.contract = contract  # type: ignore[attr-defined]
+        return func
+
+    return register
+
+
+def contract_of(name: str) -> str | None:
+    """The catalogue id of the property named ``name`` (``prop_values`` -> ``values``), or None."""
+    return _BY_NAME.get(name)
+
+
+def properties_of(contract: str) -> tuple[Callable[..., None], ...]:
+    """Every property of ``contract`` (KeyError naming the known ids for an unknown one)."""
+    try:
+        return PROPERTIES[contract]
+    except KeyError:
+        raise KeyError(f"no properties for contract {contract!r}; known: {sorted(PROPERTIES)}") from None
+
+
+def run_property(contract: str, target: Any, device: Any, **overrides: Any) -> None:
+    """Run every property of catalogue id ``contract`` against ``target`` on ``device``."""
+    for func in properties_of(contract):
+        func(target, device, **overrides)

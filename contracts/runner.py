@@ -1,0 +1,237 @@
+"""How properties run: Hypothesis settings, the search for every kind of failure, deterministic tables.
+
+- :func:`run_given` runs a property body under ``@given(st.data())`` with the loaded
+  profile. When it finds a failure it keeps searching with that kind of failure set aside
+  (:func:`~contracts.violations.problem_key`), so one kind cannot hide another: a
+  target with an aliasing bug for ndarrays and another for tensors gets both reported in
+  one run (a user's engine needed two runs before). All kinds found are raised together.
+- :class:`Rows` runs a deterministic table's rows to the end and reports one failing row
+  per kind.
+- :func:`capped_examples` scales a heavy property's budget with the profile.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import torch
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Flaky
+
+from .domain import in_domain, out_of_domain
+from .registry import contract_of
+from .violations import ContractViolation, NotApplicable, problem_key
+
+__all__ = [
+    "DEFAULT_EXAMPLES",
+    "MAX_KINDS",
+    "PHASES",
+    "TIMED_PHASES",
+    "Rows",
+    "accepted",
+    "capped_examples",
+    "nondeterministic",
+    "require_device",
+    "run_given",
+    "violations_in",
+]
+
+SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+
+#: Hypothesis phases of every property: no ``explain`` (it re-runs a failing example under
+#: ``sys.settrace``, which turned one multi-MB failure on an H200 into minutes of tracing), and
+#: for timed properties (each example queues ~100 ms of GPU work) no ``shrink`` either: their
+#: draws are a size, a kind and a flag, readable unshrunk, and a shrink pass could rerun them
+#: hundreds of times.
+PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
+TIMED_PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
+
+#: The default profile's examples per property (h2d_contracts.plugin): a property's ``cap`` is
+#: its budget under that profile and scales with any other (fuzz: 5000 / 40 = 125 times as many).
+DEFAULT_EXAMPLES = 40
+#: A property that found this many kinds of failure stops searching for more.
+MAX_KINDS = 6
+
+
+def capped_examples(cap: int, profile_examples: int | None = None) -> int:
+    """Examples for a property capped at ``cap`` under the default profile, scaled by the loaded one.
+
+    ``cap * profile / DEFAULT_EXAMPLES``, at least 1 and at most the profile's own
+    ``max_examples`` (default profile: ``cap`` itself; ``fuzz`` with 5000: 125 x ``cap``;
+    ``dev`` with 10: a quarter). ``profile_examples`` defaults to the loaded profile's.
+    """
+    prof = settings().max_examples if profile_examples is None else profile_examples
+    return max(1, min(prof, cap * prof // DEFAULT_EXAMPLES))
+
+
+def violations_in(exc: BaseException) -> list[ContractViolation] | None:
+    """The violations ``exc`` is made of (exception groups walked), or None if anything else is in it."""
+    if isinstance(exc, ContractViolation):
+        return [exc]
+    if isinstance(exc, BaseExceptionGroup):
+        found: list[ContractViolation] = []
+        for sub in exc.exceptions:
+            inner = violations_in(sub)
+            if inner is None:
+                return None
+            found += inner
+        return found
+    return None
+
+
+def _contract_of(func: Callable[..., Any]) -> str:
+    """The catalogue id of the property whose body ``func`` is (``prop_values.<locals>.body`` -> ``values``)."""
+    return contract_of(func.__qualname__.split(".")[0]) or "values"
+
+
+def nondeterministic(exc: BaseException, contract: str, prop: str) -> ContractViolation:
+    """A violation for a target whose outcome changed when Hypothesis replayed the same input.
+
+    Hypothesis reports that as ``Flaky`` (``FlakyFailure``: failed once, passed on replay;
+    ``FlakyStrategyDefinition``: the draws diverged). The kit's strategies are
+    deterministic, so the changing party is the target: say so, with the first outcome
+    and the last call made.
+    """
+    from .targets import last_call
+
+    inner = [str(e) for e in getattr(exc, "exceptions", ()) if isinstance(e, ContractViolation)]
+    first = inner[0] if inner else f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    last = last_call()
+    msg = (
+        f"nondeterministic target: {prop} got a different outcome when Hypothesis replayed the same input "
+        f"(the kit's strategies are deterministic, so the target answered differently on the same call); "
+        f"first outcome:\n    {first.replace(chr(10), chr(10) + '    ')}"
+    )
+    if last:
+        msg += f"\n  last call made: {last}"
+    violation = ContractViolation(contract, msg)
+    first_violation = next((e for e in getattr(exc, "exceptions", ()) if isinstance(e, ContractViolation)), None)
+    if first_violation is not None:
+        violation.repro, violation.input_class, violation.check = first_violation.repro, first_violation.input_class, first_violation.check
+    return violation
+
+
+def run_given(body: Callable[[st.DataObject], None], overrides: dict[str, Any], cap: int | None = None, *, timed: bool = False) -> None:
+    """Run ``body`` under ``@given(st.data())`` with the current profile plus ``overrides``, finding every kind of failure.
+
+    ``cap`` is a heavy property's budget under the default profile, scaled with the
+    loaded one (:func:`capped_examples`); ``timed`` drops the shrink phase (see
+    :data:`TIMED_PHASES`). After a failure the search runs again with the kinds already
+    found passing, up to :data:`MAX_KINDS` kinds (``overrides["max_kinds"]``: a mutant hunt
+    needs one); then every kind found is raised (one
+    violation, or an ``ExceptionGroup`` of one per kind). A target that answers
+    differently on the same input is reported as a nondeterministic target.
+    """
+    overrides = dict(overrides)
+    rounds = overrides.pop("max_kinds", MAX_KINDS)
+    kw: dict[str, Any] = {"suppress_health_check": SUPPRESS, "deadline": None, "phases": TIMED_PHASES if timed else PHASES}
+    if cap is not None and "max_examples" not in overrides:
+        kw["max_examples"] = capped_examples(cap)
+    kw.update(overrides)
+    found: dict[tuple[str, str], ContractViolation] = {}
+
+    def searcher() -> Callable[[st.DataObject], None]:
+        """The body with the kinds found so far passing (a fresh function each round: settings decorate it once)."""
+
+        def search(data: st.DataObject) -> None:
+            try:
+                body(data)
+            except ContractViolation as exc:
+                if problem_key(exc) in found:
+                    return  # a kind already found: look for others
+                raise
+            except BaseExceptionGroup as group:
+                known = violations_in(group)
+                if known is not None and all(problem_key(v) in found for v in known):
+                    return
+                raise
+
+        search.__qualname__ = body.__qualname__
+        return search
+
+    prop = body.__qualname__.split(".")[0]
+    for _ in range(rounds):
+        try:
+            given(data=st.data())(settings(**kw)(searcher()))()
+            break
+        except Flaky as exc:
+            raise nondeterministic(exc, _contract_of(body), prop) from exc
+        except (ContractViolation, BaseExceptionGroup) as exc:
+            new = violations_in(exc)
+            if new is None:
+                raise
+            fresh = [v for v in new if problem_key(v) not in found]
+            if not fresh:
+                raise
+            for v in fresh:
+                found.setdefault(problem_key(v), v)
+    kinds = list(found.values())
+    if len(kinds) == 1:
+        raise kinds[0]
+    if kinds:
+        raise ExceptionGroup(f"{prop}: {len(kinds)} kinds of failure (each found with the earlier ones set aside)", kinds)
+
+
+def accepted(target: Any, kinds: list[str] | tuple[str, ...], contract: str) -> list[str]:
+    """The input kinds among ``kinds`` inside ``target``'s declared inputs; NotApplicable naming the contract when none is."""
+    inside = [k for k in kinds if k in target.inputs]
+    if not inside:
+        raise NotApplicable(f"contract '{contract}': draws {list(kinds)}, none of them inside target '{target.name}''s declared inputs {sorted(target.inputs)}")
+    return inside
+
+
+def require_device(target: Any, device: torch.device, contract: str) -> None:
+    """Raise NotApplicable unless ``target``'s main function may be pointed at ``device``."""
+    if not target.supports_device(device):
+        target.require("cuda", contract)
+
+
+class Rows:
+    """Runs a deterministic table's rows to the end and reports one failing row per kind.
+
+    A table that stopped at its first failing row would hide every later kind behind it:
+    a target with one known fault (an expectation entry) and one new fault in a later row
+    would be reported as the known one only. Each row runs inside :meth:`row`; a row's
+    ContractViolation is kept if its kind is new (:func:`~contracts.violations.problem_key`),
+    up to ``cap`` kinds; rows of further kinds are counted and reported as one more
+    violation that no expectation covers. :meth:`finish` raises the single violation, or an
+    ``ExceptionGroup`` of one per kind. Anything else a row raises propagates at once.
+    """
+
+    def __init__(self, table: str, cap: int = 32) -> None:
+        self.table, self.cap = table, cap
+        self.rows = self.failed = self.unshown = self.outside = 0
+        self.kinds: dict[tuple[str, str], ContractViolation] = {}
+
+    def row(self, check: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+        """Run ``check(*args, **kwargs)``; a row whose data (``args[1]``) lies outside the target's (``args[0]``) inputs is skipped and counted."""
+        if getattr(check, "takes_data", False) and len(args) >= 2 and not in_domain(args[0], args[1]):
+            self.outside += 1
+            out_of_domain()
+            return
+        self.rows += 1
+        try:
+            check(*args, **kwargs)
+        except ContractViolation as exc:
+            self.failed += 1
+            key = problem_key(exc)
+            if key not in self.kinds:
+                if len(self.kinds) < self.cap:
+                    self.kinds[key] = exc
+                else:
+                    self.unshown += 1
+
+    def finish(self) -> None:
+        found = list(self.kinds.values())
+        if not found:
+            if not self.rows and self.outside:
+                raise NotApplicable(f"{self.table}: all {self.outside} rows have data outside the target's declared inputs")
+            return
+        if self.unshown:
+            # kinds past the cap are not shown, so they must not pass as expected either: this
+            # violation matches no expectation entry's kind and keeps the failure UNEXPECTED
+            found.append(ContractViolation(found[0].contract, f"{self.table}: {self.unshown} more failing rows of kinds beyond the first {self.cap}, not shown"))
+        if len(found) == 1 and self.failed == 1:
+            raise found[0]
+        raise ExceptionGroup(f"{self.table}: {self.failed} of {self.rows} rows failed; the first row of each of {len(self.kinds)} kinds", found)

@@ -1,0 +1,435 @@
+"""The implementation protocol the contracts are written against, target loading, and the built-in targets.
+
+A *target* bundles one implementation of the H2D utilities behind a fixed interface:
+
+- ``async_tensor_h2d(data, device=None, dtype=None, out=None) -> torch.Tensor``
+- ``buffer_cls(*size, dtype, device, pin_memory, with_numpy=True)`` with ``.cpu``,
+  ``.gpu``, ``.np``, ``copy_to_gpu(n=None)``, ``copy_to_cpu(n=None)`` (optional)
+- ``cpu_variant``: the CPU-platform ``async_tensor_h2d`` (optional)
+
+plus what it declares about itself: ``capabilities`` (what it has), ``inputs`` (its input
+domain: which kinds of ``data`` its function accepts) and ``arg_names`` (its own names
+for the protocol's arguments). A contract that needs what the target lacks raises
+:class:`~contracts.violations.NotApplicable`, reported as "not applicable", never as a
+pass or a fault.
+
+Targets are named by ``--h2d-impl NAME``: a built-in (:data:`BUILTIN_TARGETS`) or
+``package.module:factory`` where ``factory()`` returns a :class:`Target`. A trailing
+``[cpu-variant]`` names a target's CPU-platform variant as a target of its own.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import inspect
+import os
+import threading
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import torch
+
+from ..violations import NotApplicable
+
+__all__ = [
+    "BUILTIN_TARGETS",
+    "CAPABILITIES",
+    "INPUT_KINDS",
+    "Target",
+    "TargetLoadError",
+    "instrumented",
+    "last_call",
+    "load_target",
+    "run_fresh",
+    "torch_pin_memory_available",
+]
+
+_LAST = threading.local()
+
+
+def last_call() -> str:
+    """The last call a contract made into a target's ``async_tensor_h2d`` (this thread), as Python source; '' if none."""
+    recorded = getattr(_LAST, "call", None)
+    if recorded is None:
+        return ""
+    from ..describe import describe_call
+
+    fn, data, kwargs = recorded
+    try:
+        return describe_call(data, kwargs, fn=fn)
+    except Exception:  # noqa: BLE001 - a report helper must not fail the report
+        return f"{fn}(<{type(data).__name__}>, {sorted(kwargs)})"
+
+
+#: Capabilities a target may declare.
+#: - "out": ``async_tensor_h2d`` accepts ``out=``
+#: - "buffer": ``buffer_cls`` is a CpuGpuBuffer
+#: - "cpu-variant": ``cpu_variant`` is the CPU-platform function
+#: - "cuda": the main function can target CUDA devices (False for CPU-platform targets)
+CAPABILITIES = frozenset({"out", "buffer", "cpu-variant", "cuda"})
+
+#: Kinds of ``data`` a target's function may accept (its input domain, :attr:`Target.inputs`).
+#: - "list": (nested) lists of Python numbers; "tuple": the same as tuples (or mixed)
+#: - "ndarray": numpy arrays; "tensor": CPU tensors; "list-of-arrays": lists of ndarrays
+#: - "scalar": 0-d data (a Python or numpy scalar, a 0-d array or tensor)
+INPUT_KINDS = frozenset({"list", "tuple", "ndarray", "tensor", "list-of-arrays", "scalar"})
+
+
+def torch_pin_memory_available() -> bool:
+    """Whether this process can allocate pinned host memory (a one-byte ``pin_memory=True`` try).
+
+    The kit's own detection, independent of any target's: used as the default of
+    :attr:`Target.pin_memory_available`, by the strategies and by the adapters.
+    """
+    if not torch.cuda.is_available():
+        return False
+    try:
+        torch.empty(1, pin_memory=True)
+    except RuntimeError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class Target:
+    """One implementation under test.
+
+    Attributes:
+        name: short name shown in reports (e.g. ``"reference"``).
+        async_tensor_h2d: the function under test, called as
+            ``async_tensor_h2d(data, **kwargs)`` with ``device``/``dtype``/``out``
+            passed by keyword, and only when the test means to pass them.
+        buffer_cls: the ``CpuGpuBuffer`` class (or any callable building one), or None.
+        cpu_variant: the CPU-platform ``async_tensor_h2d``, or None.
+        capabilities: subset of :data:`CAPABILITIES`.
+        pin_memory_available: what the target believes about pinning on this machine.
+        version: version string of the implementation, for reports.
+        notes: free text for reports (e.g. how the adapter maps an old signature).
+        spec: the ``--h2d-impl`` string that loads this target (set by :func:`load_target`):
+            what a fresh process (``device-hygiene``, a reproduction script) loads.
+        empty_cache: releases the target's own caches of pinned host or device memory
+            (a staging pool), as ``torch._C._host_emptyCache()`` does for torch's; None
+            if it keeps none. The hygiene contract calls it at quiescence before reading
+            memory, so a bounded cache is not taken for a leak.
+        inputs: the input domain, a subset of :data:`INPUT_KINDS` (default: all). A call
+            with ``data`` of another kind is outside what the function declares: contracts
+            draw only inside the domain and report the rest as "not applicable" (SGLang's
+            ``async_h2d`` takes lists only).
+        arg_names: the function's own names for the protocol's arguments where they differ
+            (``{"device": "target_device"}`` for vLLM <= 0.20): a refusal naming either
+            names the argument.
+        host_copy: whether the main function, pointed at the host (``device="cpu"``),
+            promises a copy (a result that shares no memory with ``data``). True for the
+            reference and by default; False for functions whose host path only stands in
+            for a device (vLLM's ``t.to(device)`` is a no-op for ``device="cpu"``, never
+            for a GPU), where aliasing on the host says nothing about a device run.
+    """
+
+    name: str
+    async_tensor_h2d: Callable[..., torch.Tensor]
+    buffer_cls: Callable[..., Any] | None = None
+    cpu_variant: Callable[..., torch.Tensor] | None = None
+    capabilities: frozenset[str] = field(default_factory=lambda: frozenset({"out", "cuda"}))
+    pin_memory_available: Callable[[], bool] = torch_pin_memory_available
+    version: str = "unknown"
+    notes: str = ""
+    spec: str = ""
+    empty_cache: Callable[[], Any] | None = None
+    inputs: frozenset[str] = INPUT_KINDS
+    arg_names: Mapping[str, str] = field(default_factory=dict)
+    host_copy: bool = True
+
+    def __post_init__(self) -> None:
+        unknown = set(self.capabilities) - CAPABILITIES
+        if unknown:
+            raise ValueError(f"Target {self.name!r}: capabilities has unknown {sorted(unknown)}; known: {sorted(CAPABILITIES)}")
+        if "buffer" in self.capabilities and self.buffer_cls is None:
+            raise ValueError(f"Target {self.name!r} declares 'buffer' but buffer_cls is None")
+        if "cpu-variant" in self.capabilities and self.cpu_variant is None:
+            raise ValueError(f"Target {self.name!r} declares 'cpu-variant' but cpu_variant is None")
+        unknown = set(self.inputs) - INPUT_KINDS
+        if unknown or not self.inputs:
+            raise ValueError(f"Target {self.name!r}: inputs must be a non-empty subset of {sorted(INPUT_KINDS)}, got {sorted(self.inputs)}")
+        if not callable(self.async_tensor_h2d):
+            raise TypeError(f"Target {self.name!r}: async_tensor_h2d must be callable, got {type(self.async_tensor_h2d).__name__}")
+
+    def require(self, capability: str, contract: str) -> None:
+        """Raise NotApplicable unless the target declares ``capability``."""
+        if capability not in self.capabilities:
+            raise NotApplicable(f"contract '{contract}' needs capability '{capability}', which target '{self.name}' does not declare")
+
+    def require_input(self, kind: str, contract: str) -> None:
+        """Raise NotApplicable unless ``kind`` (one of :data:`INPUT_KINDS`) is in the target's input domain."""
+        if kind not in self.inputs:
+            raise NotApplicable(f"contract '{contract}': data of kind '{kind}' is outside target '{self.name}''s declared inputs {sorted(self.inputs)}")
+
+    def accepts(self, kind: str) -> bool:
+        """Whether ``kind`` (one of :data:`INPUT_KINDS`) is in the input domain."""
+        return kind in self.inputs
+
+    def supports_device(self, device: torch.device) -> bool:
+        """Whether the main function may be pointed at ``device``."""
+        return device.type == "cpu" or "cuda" in self.capabilities
+
+    @property
+    def fn_name(self) -> str:
+        """The function name ``call:`` lines use: ``async_tensor_h2d``, or ``async_tensor_h2d_cpu`` for a CPU-variant entry point."""
+        return "async_tensor_h2d_cpu" if self.name.endswith("[cpu-variant]") else "async_tensor_h2d"
+
+    def argument_names(self, protocol: str) -> tuple[str, ...]:
+        """The names a refusal may use for the protocol argument ``protocol``: it and the target's own name for it."""
+        own = self.arg_names.get(protocol)
+        return (protocol,) if own is None or own == protocol else (protocol, own)
+
+    def call(self, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
+        """Call the main function the way the tests do (recorded for :func:`last_call`)."""
+        _LAST.call = (self.fn_name, data, kwargs)
+        return self.async_tensor_h2d(data, **kwargs)
+
+    def cpu_variant_target(self) -> Target:
+        """The CPU-platform variant as a target of its own, so every host contract runs against it too.
+
+        Same ``out`` capability and input domain as the main function, no ``cuda``, no
+        buffer; its name is ``<name>[cpu-variant]`` and its spec ``<spec>[cpu-variant]``.
+        Raises NotApplicable without a declared variant.
+        """
+        self.require("cpu-variant", "cpu-variant entry point")
+        return Target(
+            name=f"{self.name}[cpu-variant]",
+            async_tensor_h2d=self.cpu_variant,  # type: ignore[arg-type]
+            capabilities=frozenset(self.capabilities & {"out"}),
+            pin_memory_available=lambda: False,
+            version=self.version,
+            notes=f"the CPU-platform variant of {self.name}",
+            spec=f"{self.spec}[cpu-variant]" if self.spec else "",
+            inputs=self.inputs,
+            arg_names=self.arg_names,
+            host_copy=True,  # a CPU-platform function's host results are its real results
+        )
+
+    def entry_points(self) -> list[Target]:
+        """Every ``async_tensor_h2d`` entry point the target declares: the main function, then the CPU variant if any."""
+        return [self] + ([self.cpu_variant_target()] if "cpu-variant" in self.capabilities else [])
+
+
+def instrumented(target: Target, on_call: Callable[[], None]) -> Target:
+    """``target`` with ``on_call()`` run before every call of its functions (``async_tensor_h2d``, the CPU variant, ``buffer_cls``).
+
+    The plugin counts, per test, the calls a test made into the target (a test that passed
+    without calling it is a kit error, never a pass); a fresh process started by a contract
+    marks a file (``$H2D_CALL_MARK``) the same way. Same spec, name and declarations.
+    """
+
+    def wrap(fn: Callable[..., Any] | None) -> Callable[..., Any] | None:
+        if fn is None:
+            return None
+
+        @functools.wraps(fn)
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            on_call()
+            return fn(*args, **kwargs)
+
+        return counted
+
+    return dataclasses.replace(
+        target,
+        async_tensor_h2d=wrap(target.async_tensor_h2d),  # type: ignore[arg-type]
+        cpu_variant=wrap(target.cpu_variant),  # type: ignore[arg-type]
+        buffer_cls=wrap(target.buffer_cls),
+    )
+
+
+def _reference() -> Target:
+    from h2d_contracts import h2d_impl
+
+    return Target(
+        name="reference",
+        async_tensor_h2d=h2d_impl.async_tensor_h2d,
+        buffer_cls=h2d_impl.CpuGpuBuffer,
+        cpu_variant=h2d_impl.async_tensor_h2d_cpu,
+        capabilities=frozenset({"out", "buffer", "cpu-variant", "cuda"}),
+        pin_memory_available=h2d_impl.pin_memory_available,
+        version=h2d_impl.__version__,
+        notes="h2d_impl, the kit's embedded reference",
+        empty_cache=h2d_impl.empty_staging_cache,
+    )
+
+
+def _reference_cpu() -> Target:
+    from h2d_contracts import h2d_impl
+
+    return Target(
+        name="reference-cpu",
+        async_tensor_h2d=h2d_impl.async_tensor_h2d_cpu,
+        buffer_cls=h2d_impl.CpuGpuBuffer,
+        cpu_variant=h2d_impl.async_tensor_h2d_cpu,
+        capabilities=frozenset({"out", "buffer", "cpu-variant"}),
+        pin_memory_available=lambda: False,
+        version=h2d_impl.__version__,
+        notes="h2d_impl.async_tensor_h2d_cpu as the main function (CPU platform)",
+    )
+
+
+def _builtin(module: str, name: str) -> Callable[[], Target]:
+    """A built-in whose factory lives in ``contracts.targets.<module>`` (imported only when the target is loaded)."""
+
+    def factory() -> Target:
+        return getattr(importlib.import_module(f"{__name__}.{module}"), name)()
+
+    factory.__name__ = name
+    return factory
+
+
+#: name -> factory for the built-in targets. The vllm and sglang ones import the installed
+#: engine when loaded (docs/targets.md).
+BUILTIN_TARGETS: dict[str, Callable[[], Target]] = {
+    "reference": _reference,
+    "reference-cpu": _reference_cpu,
+    "vllm": _builtin("vllm", "vllm_target"),
+    "vllm-device-dtype": _builtin("vllm", "vllm_device_dtype_target"),
+    "vllm-pin-memory": _builtin("vllm", "vllm_pin_memory_target"),
+    "sglang": _builtin("sglang", "sglang_target"),
+}
+
+
+#: Set in a fresh process a contract starts: the first call into the target writes this file.
+CALL_MARK_ENV = "H2D_CALL_MARK"
+
+
+def run_fresh(what: str, script: str, args: list[str], marker: str, *, timeout_s: float, exit_zero: bool = False) -> Any:
+    """Run ``script`` (Python source) in a fresh interpreter and return the JSON it printed after ``marker``.
+
+    For contracts whose readings are process-wide (device contexts, the caching
+    allocators, once-per-process warnings): the child gets this process's ``sys.path`` as
+    ``PYTHONPATH``, so it imports the kit and loads a target by its ``--h2d-impl`` spec as
+    this process did. When the plugin counts calls, the child's first call into the target
+    is reported back (``$H2D_CALL_MARK``), so the test counts as having called it.
+
+    Raises:
+        RuntimeError: naming ``what``, when no line starts with ``marker`` (or, with
+            ``exit_zero``, when the child exited non-zero), with the end of its stderr.
+    """
+    import json
+    import subprocess
+    import sys
+    import tempfile
+
+    from . import accounting
+
+    with tempfile.TemporaryDirectory() as tmp:
+        mark = os.path.join(tmp, "called")
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), CALL_MARK_ENV: mark}
+        proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout_s, env=env)
+        if os.path.exists(mark):
+            accounting.called()
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(marker)), None)
+    if line is None or (exit_zero and proc.returncode != 0):
+        raise RuntimeError(f"{what}: the fresh process ({' '.join(args)}) failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
+    return json.loads(line[len(marker):])
+
+
+class TargetLoadError(ValueError):
+    """``--h2d-impl`` could not be turned into a Target; the message says why and what was expected."""
+
+
+_VARIANT = "[cpu-variant]"
+
+
+def load_target(spec: str) -> Target:
+    """Resolve ``--h2d-impl`` to a Target.
+
+    Args:
+        spec: a built-in name (see :data:`BUILTIN_TARGETS`) or ``"package.module:factory"``,
+            optionally followed by ``[cpu-variant]`` (that target's CPU-platform variant).
+
+    Raises:
+        TargetLoadError: unknown name, malformed spec, a factory that raised (its type and
+            traceback kept), a factory that does not return a Target, or a function that is
+            not a factory at all.
+        ImportError: the module of a ``module:factory`` spec cannot be imported (with a hint).
+    """
+    variant = spec.endswith(_VARIANT)
+    base = spec[: -len(_VARIANT)] if variant else spec
+    target = _load(base)
+    if not target.spec:
+        target = dataclasses.replace(target, spec=base)
+    if variant:
+        target = target.cpu_variant_target()
+    mark = os.environ.get(CALL_MARK_ENV)
+    if mark:
+        target = instrumented(target, lambda: _touch(mark))
+    return target
+
+
+def _touch(path: str) -> None:
+    if not os.path.exists(path):
+        with open(path, "w"):
+            pass
+
+
+#: Where a ``package.module:factory`` spec's module is looked for, for ImportError hints.
+IMPORT_HINT = (
+    "the module must be importable where pytest runs: install its package (pip install -e .), or put its folder on "
+    "PYTHONPATH (PYTHONPATH=. pytest ...), or set pythonpath = [\".\"] under [tool.pytest.ini_options]; "
+    "`python -m pytest` also puts the current folder on sys.path, plain `pytest` does not"
+)
+
+
+def _describe_callable(obj: Any) -> str:
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return f"a {type(obj).__name__}"
+    kind = "class" if inspect.isclass(obj) else "function"
+    return f"a {kind} taking {sig}"
+
+
+def _load(spec: str) -> Target:
+    if spec in BUILTIN_TARGETS:
+        return _call_factory(BUILTIN_TARGETS[spec], spec)
+    if ":" not in spec:
+        raise TargetLoadError(f"{spec!r} is not a known target; use one of {sorted(BUILTIN_TARGETS)} or 'package.module:factory'")
+    module_name, _, attr = spec.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
+            raise ModuleNotFoundError(f"No module named {exc.name!r} (for --h2d-impl {spec!r}): {IMPORT_HINT}", name=exc.name) from exc
+        raise
+    try:
+        factory = getattr(module, attr)
+    except AttributeError:
+        raise TargetLoadError(f"module {module_name!r} has no attribute {attr!r}") from None
+    if isinstance(factory, Target):
+        return factory
+    if not callable(factory):
+        raise TargetLoadError(f"{module_name}.{attr} is a {type(factory).__name__}, not a factory returning h2d_contracts.contracts.Target")
+    try:
+        required = [p for p in inspect.signature(factory).parameters.values() if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    except (TypeError, ValueError):
+        required = []
+    if required:
+        raise TargetLoadError(
+            f"{module_name}.{attr}: expected a factory returning h2d_contracts.contracts.Target (called with no arguments), "
+            f"got {_describe_callable(factory)}. If this is your async_tensor_h2d, wrap it: "
+            f"def target(): return Target(name='mine', async_tensor_h2d={attr}, capabilities=frozenset({{'out', 'cuda'}}))"
+        )
+    return _call_factory(factory, spec)
+
+
+def _call_factory(factory: Callable[[], Any], spec: str) -> Target:
+    try:
+        target = factory()
+    except (TargetLoadError, ImportError):
+        raise
+    except Exception as exc:  # noqa: BLE001 - keep the type and the traceback for the user
+        tb = "".join(traceback.format_exception(exc))
+        raise TargetLoadError(f"the factory of --h2d-impl {spec!r} raised {type(exc).__name__}: {exc}\n{tb}") from exc
+    if not isinstance(target, Target):
+        kind = f"{type(target).__module__}.{type(target).__qualname__}"
+        hint = " (a Target class of another import path: import it as `from h2d_contracts.contracts import Target`)" if type(target).__name__ == "Target" else ""
+        raise TargetLoadError(f"the factory of --h2d-impl {spec!r} returned {kind}, not h2d_contracts.contracts.Target{hint}")
+    return target

@@ -1,0 +1,194 @@
+"""The verdict of a run: the conformance report, the digest of distinct problems, reproductions verified in fresh interpreters.
+
+On the controller (or the only process) :class:`Verdict` collects every test report. At the
+end of the session it applies the contract-level strictness of the expectations, groups the
+failures into distinct problems (:meth:`contracts.report.ConformanceReport.find_problems`),
+writes one reproduction script per problem and runs it in a fresh interpreter against the
+target (it must fail the same way) and against the reference (it must pass), then writes
+the report. The terminal shows the digest before the failures.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import shlex
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any, Generator
+
+import pytest
+import torch
+
+from h2d_contracts.contracts import CATALOGUE
+from h2d_contracts.contracts import report as R
+from h2d_contracts.contracts.repro import verify
+
+from .options import profile_name
+from .state import run_state
+
+__all__ = ["Verdict"]
+
+#: More distinct problems than this are not verified one by one (each costs two fresh interpreters).
+MAX_VERIFIED = 80
+
+
+def _meta(config: pytest.Config) -> dict[str, Any]:
+    import hypothesis
+
+    state = run_state(config)
+    target = state.target
+    cuda = "no CUDA"
+    if torch.cuda.is_available():
+        cuda = f"CUDA {torch.version.cuda}: " + ", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
+    return {
+        "target": target.name,
+        "target_version": target.version,
+        "spec": state.spec,
+        "capabilities": sorted(target.capabilities),
+        "inputs": sorted(target.inputs),
+        "notes": target.notes,
+        "pinned": "available" if target.pin_memory_available() else "unavailable (the target behaves as on a machine without pinned memory)",
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "hypothesis": hypothesis.__version__,
+        "profile": profile_name(),
+        "seed": config.getoption("hypothesis_seed", None),
+        "seed_chosen_at_random": state.seed_chosen,
+        "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, {cuda}",
+        "command": shlex.join(["pytest", *config.invocation_params.args]),
+        "xfails_file": state.xfails_file,
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+
+
+class Verdict:
+    """Collects the run (xdist-safe: from test reports on the controller) and writes the verdict."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.report = R.ConformanceReport(meta=_meta(config), catalogue=CATALOGUE)
+        run_state(config).report = self.report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = {k: v for k, v in report.user_properties if k.startswith("h2d_") and k != "h2d_id"}
+        nodeid = dict(report.user_properties).get("h2d_id", report.nodeid)
+        if report.skipped and isinstance(report.longrepr, tuple):
+            text = str(report.longrepr[2])
+        else:
+            text = report.longreprtext or ""
+        self.report.add(nodeid, report.when, report.outcome, props, text, getattr(report, "wasxfail", None))
+
+    def _repro_dir(self) -> Path:
+        option = self.config.getoption("--h2d-report")
+        if option:
+            return self.report.paths(option)[2]
+        cache = getattr(self.config, "cache", None)
+        if cache is not None:
+            return Path(cache.mkdir("h2d-repro"))
+        return Path(tempfile.mkdtemp(prefix="h2d-repro-"))
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        """Contract-level strictness, unmatched entries, the problems and their reproductions, then the report (--h2d-report)."""
+        config, state, collector = self.config, run_state(self.config), self.report
+        ran = set(collector.tests)
+        tested = {c for t in collector.tests.values() for c in t["contracts"]}
+        entries = state.xfails
+        collector.unmatched_xfails = [f"{e.source}: {e.pattern}" for e in entries if not (e.pattern in tested if e.is_contract else any(n.startswith(e.pattern) for n in ran))]
+        # A contract-id entry is strict at the contract's level: some test of its contract must have
+        # failed as expected (by any entry of that contract). Not per entry: a property's search is
+        # random, so one entry's kind missing from one run is no evidence of a fix; those entries are
+        # listed as not witnessed, in the terminal and the report.
+        reasons = [t["reason"] or "" for t in collector.tests.values() if t["status"] == "xfailed"]
+        witnessed = {e for e in entries if e.is_contract and any(f"{e.source}: {e.pattern}:" in r for r in reasons)}
+        covered = {e.pattern for e in witnessed}
+        xpassed = [f"{e.source}: {e.pattern}" for e in entries if e.is_contract and e.pattern in tested and e.pattern not in covered]
+        collector.xpassed_contracts = xpassed
+        collector.unwitnessed_xfails = [f"{e.source}: {e.pattern} match={e.match}" for e in entries if e.is_contract and e.pattern in covered and e not in witnessed]
+        tr = config.pluginmanager.get_plugin("terminalreporter")
+        write = tr.write_line if tr is not None else (lambda line, **kw: print(line, file=sys.stderr))
+        for line in collector.unmatched_xfails:
+            write(f"h2d-contracts WARNING: expected failure matched no test that ran: {line}", yellow=True)
+        for line in collector.unwitnessed_xfails:
+            write(f"h2d-contracts note: expected failure not witnessed this run (its contract failed as expected by another entry): {line}", yellow=True)
+        for line in xpassed:
+            write(f"h2d-contracts [XPASS(strict)] contract listed as an expected failure but none of its tests failed: {line}", red=True)
+        if xpassed and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        problems = collector.find_problems()
+        if problems:
+            self._reproductions(problems)
+            state.digest = R.digest_lines(problems, f"{state.target.name} {state.target.version}")
+            self._annotate_failures(problems)
+        if config.getoption("--h2d-report"):
+            collector.meta["exitstatus"] = int(session.exitstatus)
+            jpath, mpath = collector.write(config.getoption("--h2d-report"))
+            write(f"h2d-contracts report: {jpath} and {mpath}")
+
+    def _reproductions(self, problems: list[R.Problem]) -> None:
+        """Write each problem's script and, unless ``--h2d-verify=off``, verify it (in parallel, fresh interpreters)."""
+        where = self._repro_dir()
+        where.mkdir(parents=True, exist_ok=True)
+        jobs = []
+        for p in problems:
+            if not p.repro or p.repro.startswith("# not reproducible") or p.repro.startswith("# the reproduction could not"):
+                p.verified = False
+                p.verify_reason = (p.repro or "no check raised it (a kit error, an error outside the contracts, or a timeout)").strip().lstrip("# ")[:300]
+                continue
+            script = f"# {p.id} [{p.contract}] {p.kind}\n# shown by {len(p.tests)} test(s), first {p.tests[0]}; this reproduction: {p.repro_kind}\n" + p.repro
+            path = where / f"{p.id}.py"
+            path.write_text(script)
+            p.repro_path = _shown(path)
+            jobs.append((p, script))
+        verify_on = self.config.getoption("--h2d-verify") == "on" and len(jobs) <= MAX_VERIFIED
+        if not verify_on:
+            for p, _ in jobs:
+                p.verify_reason = "--h2d-verify=off" if self.config.getoption("--h2d-verify") == "off" else f"more than {MAX_VERIFIED} problems: not verified one by one"
+            return
+        spec = run_state(self.config).spec
+        work = where / "verify"
+        verdicts = verify([(p.id, script, spec, (p.contract, p.repro_kind or p.kind)) for p, script in jobs], str(work))
+        for (p, _), v in zip(jobs, verdicts):
+            p.verified, p.verify_reason = v.verified, v.reason
+            if p.repro_problem and not v.verified:
+                p.verify_reason += f" (known loss in the script: {p.repro_problem})"
+
+    def _annotate_failures(self, problems: list[R.Problem]) -> None:
+        """Add the problem id and reproduction to each failed test's section in the terminal."""
+        by_test: dict[str, list[R.Problem]] = {}
+        for p in problems:
+            for t in p.tests:
+                by_test.setdefault(t, []).append(p)
+        tr = self.config.pluginmanager.get_plugin("terminalreporter")
+        if tr is None:
+            return
+        for rep in tr.stats.get("failed", []):
+            nodeid = dict(rep.user_properties).get("h2d_id", rep.nodeid)
+            for p in by_test.get(nodeid, []):
+                verdict = "verified" if p.verified else f"not verified: {p.verify_reason}" if p.verified is False else "not run"
+                rep.sections.append(("h2d problem", f"{p.id} [{p.contract}] {p.kind}\nreproduction: {p.repro_path or 'none'} ({verdict})"))
+
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> Generator[None, None, None]:
+        """The digest first, before pytest's failure sections; after them, how to replay."""
+        state = run_state(config)
+        if state.digest:
+            terminalreporter.section("h2d-contracts: distinct problems")
+            for line in state.digest:
+                terminalreporter.write_line(line)
+        try:
+            return (yield)
+        finally:
+            if state.digest:
+                seed = config.getoption("hypothesis_seed", None)
+                terminalreporter.write_line(f"h2d-contracts: replay a failing test with its test id and --hypothesis-seed {seed}; each reproduction runs alone with python")
+
+
+def _shown(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)

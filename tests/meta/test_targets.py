@@ -1,0 +1,370 @@
+"""Meta-tests of downstream targets: adapters, source loading, expectations files, the conformance report.
+
+The xfail/report tests run pytest in a subprocess on a small slice of the suite against
+a mutant whose failure is known, with expectations files written here, and check the
+exit status and the report: each of them fails if the machinery stops doing its job.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from h2d_contracts.contracts import CATALOGUE, ContractViolation, NotApplicable, load_target
+from h2d_contracts.contracts import buffer as B
+from h2d_contracts.contracts import expectations as R
+from h2d_contracts.contracts import out as O
+from h2d_contracts.contracts import report as Rep
+from h2d_contracts.contracts.no_target import check_no_target_rejected
+from h2d_contracts.contracts.targets.adapters import adapt_device_dtype, adapt_pin_memory
+from h2d_contracts.contracts.targets.source import free_globals, load_definitions
+from h2d_contracts.contracts.values import check_values
+
+pytestmark = pytest.mark.meta
+
+ROOT = Path(__file__).resolve().parents[2]
+CPU = torch.device("cpu")
+
+
+# --------------------------------------------------------------------------- adapters for the old signatures
+
+
+def _device_dtype_fn(data, device, dtype=None):
+    """vLLM 0.27's shape, PIN_MEMORY False."""
+    if isinstance(data, np.ndarray):
+        data = torch.from_numpy(data)
+    t = data if isinstance(data, torch.Tensor) else torch.tensor(data, dtype=dtype, device="cpu")
+    return t.to(device=device, dtype=dtype, non_blocking=True)
+
+
+def _pin_memory_fn(data, dtype, target_device, pin_memory):
+    """vLLM 0.20's shape."""
+    return torch.tensor(data, dtype=dtype, pin_memory=pin_memory, device="cpu").to(device=target_device, non_blocking=True)
+
+
+def test_device_dtype_adapter_passes_values_and_declares_no_out():
+    target = adapt_device_dtype(_device_dtype_fn, name="fork-027")
+    assert "out" not in target.capabilities and "buffer" not in target.capabilities
+    check_values(target, [[1, 2], [3, 4]], {"device": CPU, "dtype": torch.int16})
+    check_no_target_rejected(target, [1, 2])  # Python's own TypeError: device is a required argument
+    with pytest.raises(NotApplicable):
+        O.prop_out_written(target, CPU)
+    with pytest.raises(NotApplicable):
+        B.prop_buffer_init(target, CPU)
+
+
+def test_pin_memory_adapter_maps_keywords_to_positions():
+    seen = []
+
+    def fn(data, dtype, target_device, pin_memory):
+        seen.append((dtype, target_device, pin_memory))
+        return _pin_memory_fn(data, dtype, target_device, pin_memory)
+
+    target = adapt_pin_memory(fn, name="fork-020", pin_memory=False)
+    check_values(target, [1.5, 2.5], {"device": CPU})
+    assert seen[-1] == (None, CPU, False)
+    with pytest.raises(TypeError, match="target_device"):  # Python's own message for the missing positional
+        target.call([1], {})
+    check_no_target_rejected(target, [1])  # and it names the function's own argument: a clear refusal
+    assert not target.pin_memory_available()
+
+
+def test_adapter_finds_a_real_bug_in_the_old_shape():
+    """The 0.27 shape's ``t.to('cpu')`` returns its input on the host: a stand-in for a device copy (host_copy=False), not
+    judged there; the CPU-platform variant of a target (host_copy=True) is."""
+    from h2d_contracts.contracts.no_alias import check_no_alias
+
+    target = adapt_device_dtype(_device_dtype_fn, name="fork-027")
+    assert not target.host_copy
+    with pytest.raises(NotApplicable, match="host_copy=False"):
+        check_no_alias(target, torch.arange(4), {"device": CPU})
+    strict = adapt_device_dtype(_device_dtype_fn, name="fork-027-strict")
+    import dataclasses
+
+    with pytest.raises(ContractViolation, match=r"^\[no-alias\]"):
+        check_no_alias(dataclasses.replace(strict, host_copy=True), torch.arange(4), {"device": CPU})
+
+
+# --------------------------------------------------------------------------- loading from source
+
+
+def test_load_definitions_takes_only_the_named_code(tmp_path):
+    src = tmp_path / "mod.py"
+    src.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            SIDE_EFFECT = sys.modules.setdefault("h2d_side_effect", object())
+
+            def f(x: "int") -> int:
+                return x + K
+
+            class C:
+                def g(self):
+                    return torch.zeros(1)
+            """
+        )
+    )
+    loaded = load_definitions(src, ["f", "C"], {"K": 2, "torch": torch}, "fake.mod")
+    assert loaded["f"](1) == 3 and loaded["C"]().g().shape == (1,)
+    assert loaded["C"].__module__ == "fake.mod"
+    assert "h2d_side_effect" not in sys.modules  # module-level code did not run
+    with pytest.raises(NameError, match="K"):
+        load_definitions(src, ["f"], {}, "fake.mod")
+    with pytest.raises(LookupError, match="nope"):
+        load_definitions(src, ["nope"], {}, "fake.mod")
+
+
+def test_free_globals_ignores_locals_and_builtins():
+    import ast
+
+    tree = ast.parse("def f(a):\n    b = len(a)\n    for i in range(b):\n        c = np.x(i)\n    return torch.y(c)\n")
+    assert free_globals(tree.body) == {"np", "torch"}
+
+
+# --------------------------------------------------------------------------- contract ids of tests, expectations files
+
+
+def test_contract_ids_of_suite_functions():
+    from h2d_contracts.tests import test_bad_input, test_buffer, test_edges, test_values
+
+    assert Rep.contracts_of_function(test_values.test_values) == {"values"}
+    assert Rep.contracts_of_function(test_bad_input.test_bad_input) == {"bad-input"}
+    assert Rep.contracts_of_function(test_buffer.test_buffer_state_machine) == {"buffer"}
+    assert Rep.contracts_of_function(test_edges.test_float8_into_integer_dtype) == {"values", "bad-input"}  # by the checks it calls
+    assert Rep.contracts_of_function(lambda: None, ["stream"]) == {"stream"}
+
+
+def test_load_xfails_requires_a_reason_and_a_match_for_contract_entries(tmp_path):
+    good = tmp_path / "t.txt"
+    good.write_text(
+        "# comment\n\nvalues  match=byte\\sorder  # why\ntests/test_no_alias.py::test_no_alias  # because\n"
+        "staging  if=cuda  match=Pageable  # GPU only\ntests/test_x.py::test_y  if=torch<1.0  # old torch\n"
+    )
+    entries, inactive = R.load_xfails(good, CATALOGUE, facts={"cuda": False, "pinned": False, "multi-gpu": False, "torch": "2.13.0+cpu"})
+    assert [(e.pattern, e.is_contract, e.reason, e.match) for e in entries] == [
+        ("values", True, "why", r"byte\sorder"),
+        ("tests/test_no_alias.py::test_no_alias", False, "because", None),
+    ]
+    assert inactive == 2
+    entries, inactive = R.load_xfails(good, CATALOGUE, facts={"cuda": True, "pinned": True, "multi-gpu": True, "torch": "2.11.0+cu130"})
+    assert [e.pattern for e in entries] == ["values", "tests/test_no_alias.py::test_no_alias", "staging"] and inactive == 1
+    for text, where in [
+        ("values\n", "b.txt:1"),
+        ("values  # a contract entry without match=\n", "add match=REGEX"),
+        ("values  match=(  # bad regex\n", "not a regular expression"),
+        ("values  match=x  if=gpu  # unknown condition\n", "unknown condition 'gpu'"),
+        ("values  match=x  extra  # stray token\n", "is not 'match=REGEX'"),
+    ]:
+        bad = tmp_path / "b.txt"
+        bad.write_text(text)
+        with pytest.raises(ValueError, match=re.escape(where)):
+            R.load_xfails(bad, CATALOGUE, facts={"cuda": False, "pinned": False, "multi-gpu": False, "torch": "2.13.0"})
+
+
+def test_match_and_expected_failure_rules():
+    node = R.XfailEntry("tests/test_values.py::test_values", "r", "f:1", False)
+    cid = R.XfailEntry("out", "r", "f:2", True, match=r"no\sexception")
+    picky = R.XfailEntry("tests/test_values.py::test_values", "r", "f:3", False, match="RuntimeError")
+    out_v = {"contract": "out", "message": "[out] out.shape=(4,) vs data shape (1,): no exception: got a result, expected ValueError"}
+    out_new = {"contract": "out", "message": "[out] out was written by a failing call"}
+    values_v = {"contract": "values", "message": "[values] result values differ"}
+    assert R.match_xfails("tests/test_values.py::test_values[cpu]", {"values"}, [node, cid]) == [node]
+    assert R.match_xfails("tests/test_out.py::test_out_written[cpu]", {"out"}, [node, cid]) == [cid]
+    assert R.expected_failure([node], [], ["AssertionError"]) == [node]  # a node-id entry without match covers any failure
+    assert R.expected_failure([picky], [], ["AssertionError"]) == []  # ...with match only the failure it names
+    assert R.expected_failure([picky], [], ["RuntimeError: boom"]) == [picky]
+    assert R.expected_failure([cid], [out_v], []) == [cid]
+    assert R.expected_failure([cid], [out_new], []) == []  # a new kind of failure of a listed contract: UNEXPECTED
+    assert R.expected_failure([cid], [out_v, values_v], []) == []  # another contract broke too
+    assert R.expected_failure([cid], [], ["TypeError"]) == []  # not a contract violation at all
+    assert R.condition_holds("torch>=2.12", {"torch": "2.13.0+cpu"}) and not R.condition_holds("torch<2.12", {"torch": "2.13.0+cpu"})
+    assert R.condition_holds("no-pinned", {"pinned": False}) and not R.condition_holds("cuda", {"cuda": False})
+
+
+# --------------------------------------------------------------------------- end to end: strictness, warnings, report
+
+
+class _Run(subprocess.CompletedProcess):
+    tmp: Path
+
+
+def _pytest(*args: str, impl: str, xfails: str | None = None, report: str | None = None, workers: int | None = None, verify: bool = False) -> _Run:
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix="h2d-meta-"))
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--hypothesis-profile", "dev", "--h2d-impl", impl, f"--h2d-verify={'on' if verify else 'off'}", *args]
+    if xfails == "none":
+        cmd += ["--h2d-xfails", "none"]
+    elif xfails is not None:
+        (tmp / "x.txt").write_text(xfails)
+        cmd += ["--h2d-xfails", str(tmp / "x.txt")]
+    if report:
+        cmd += ["--h2d-report", str(tmp / report)]
+    if workers:
+        cmd += ["-n", str(workers)]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    run = _Run(proc.args, proc.returncode, proc.stdout + proc.stderr, proc.stderr)
+    run.tmp = tmp
+    return run
+
+
+MUTANT = "h2d_contracts.contracts.mutants:broadcast_into_out"
+OUT_SHAPE = "tests/test_out.py::test_out_shape_rejected"
+BAD_BROADCAST = "tests/test_bad_input.py::test_bad_input[cpu-broadcastable-out]"
+
+
+def test_node_and_contract_entries_turn_failures_into_xfails():
+    """The mutant fails both tests (see the next test); listed, one by node id and one by contract id, they are xfailed."""
+    proc = _pytest(f"{OUT_SHAPE}[cpu]", BAD_BROADCAST, impl=MUTANT, xfails=f"{OUT_SHAPE}[cpu]  # broadcasts\nbad-input  match=no\\sexception:\\sgot\\sa\\sresult  # broadcasts too\n")
+    assert proc.returncode == 0, proc.stdout
+    assert "2 xfailed" in proc.stdout
+
+
+def test_unlisted_failure_fails_and_the_report_has_its_reproduction():
+    """An entry for another contract covers nothing: both failures stay failures; the report (under xdist) has the shrunk call."""
+    proc = _pytest(f"{OUT_SHAPE}[cpu]", BAD_BROADCAST, impl=MUTANT, xfails="values  match=.  # unrelated\n", report="m", workers=2)
+    assert proc.returncode == 1, proc.stdout
+    assert "2 failed" in proc.stdout
+    data = json.loads((proc.tmp / "m.json").read_text())
+    assert data["contracts"]["out"]["outcome"] == "fail" and data["contracts"]["bad-input"]["outcome"] == "fail"
+    failure = data["tests"][f"{OUT_SHAPE}[cpu]"]
+    assert failure["status"] == "failed"
+    assert "call: async_tensor_h2d(" in "\n".join(v["message"] for v in failure["violations"])
+    assert any("Draw" in n for v in failure["violations"] for n in v["notes"])  # Hypothesis's shrunk draws
+    assert "call: async_tensor_h2d(" in (proc.tmp / "m.md").read_text()
+
+
+def test_a_new_kind_of_failure_in_a_listed_contract_is_unexpected():
+    """A contract entry whose match= names another failure does not hide this one; an entry whose if= fails is inactive."""
+    proc = _pytest(
+        BAD_BROADCAST,
+        impl=MUTANT,
+        xfails="bad-input  match=RuntimeError  # expects another kind\nbad-input  if=cuda,no-cuda  match=.  # never active\n",
+        report="m",
+    )
+    assert proc.returncode == 1, proc.stdout
+    assert "1 failed" in proc.stdout and "UNEXPECTED: no entry's match= covers this failure" in proc.stdout
+    data = json.loads((proc.tmp / "m.json").read_text())
+    assert data["tests"][BAD_BROADCAST]["status"] == "failed"
+    assert "UNEXPECTED" in (proc.tmp / "m.md").read_text()
+
+
+def test_an_entry_not_witnessed_while_its_contract_fails_as_expected_is_a_note():
+    """Contract-level strictness: a second entry of a failing contract that saw no failure this run is listed, not a failure."""
+    proc = _pytest(
+        BAD_BROADCAST,
+        impl=MUTANT,
+        xfails="bad-input  match=no\\sexception:\\sgot\\sa\\sresult  # broadcasts\nbad-input  match=NeverSeenKind  # another kind, not hit\n",
+        report="m",
+    )
+    assert proc.returncode == 0, proc.stdout
+    assert "1 xfailed" in proc.stdout
+    assert "expected failure not witnessed this run" in proc.stdout and "NeverSeenKind" in proc.stdout
+    data = json.loads((proc.tmp / "m.json").read_text())
+    assert [u.split(": ", 1)[1] for u in data["unwitnessed_xfails"]] == ["bad-input match=NeverSeenKind"] and data["xpassed_contracts"] == []
+
+
+def test_unexpected_passes_fail_the_run_and_stale_entries_warn():
+    proc = _pytest(
+        "tests/test_no_target.py::test_no_target[cpu]",
+        "tests/test_values.py::test_values[cpu]",
+        impl="reference",
+        xfails="tests/test_no_target.py::test_no_target  # wrongly listed\nvalues  match=.  # wrongly listed\ntests/test_nothing.py::test_gone  # stale\n",
+    )
+    assert proc.returncode == 1, proc.stdout
+    assert "[XPASS(strict)] listed as an expected failure but passed" in proc.stdout  # the node-id entry
+    assert "[XPASS(strict)] contract listed as an expected failure but none of its tests failed" in proc.stdout  # the contract entry
+    assert "matched no collected test" in proc.stdout and "test_gone" in proc.stdout
+
+
+def test_user_adapter_by_module_factory_report_under_xdist():
+    """``--h2d-impl examples.fork_adapter:target`` in a real run with -n 2: pass, fail and not applicable in the report."""
+    proc = _pytest(
+        "tests/test_values.py::test_values[cpu]",
+        "tests/test_no_target.py::test_no_target[cpu]",
+        "tests/test_out.py::test_out_written[cpu]",
+        "tests/test_cpu_path.py::test_cpu_path",
+        "tests/test_buffer.py::test_buffer_init[cpu]",
+        impl="examples.fork_adapter:target",
+        xfails="none",
+        report="r",
+        workers=2,
+    )
+    data = json.loads((proc.tmp / "r.json").read_text())
+    md = (proc.tmp / "r.md").read_text()
+    assert data["target"] == "example-fork" and data["torch"] == torch.__version__ and data["machine"]
+    c = data["contracts"]
+    # the example passes device=None through, so "neither device nor out" returns a host tensor: a real failure
+    assert c["target"]["outcome"] == "fail", c["target"]
+    assert c["out"]["outcome"] == "not applicable" and c["cpu-path"]["outcome"] == "not applicable" and c["buffer"]["outcome"] == "not applicable"
+    assert "| target | fail |" in md and "| out | not applicable |" in md
+    assert c["values"]["outcome"] in ("pass", "fail")  # byte-swapped arrays may or may not be drawn in 10 examples
+
+
+# --------------------------------------------------------------------------- the vllm targets (only where vllm is installed)
+
+
+def test_vllm_target_loads_and_declares_what_it_has():
+    import importlib.util
+
+    if importlib.util.find_spec("vllm") is None:
+        pytest.skip("vllm not installed (README: Downstream targets, extra install step)")
+    target = load_target("vllm")  # first: it chooses vLLM's platform before vLLM is imported
+    import vllm.utils.torch_utils as tu
+
+    assert target.version and target.async_tensor_h2d is tu.async_tensor_h2d
+    assert target.pin_memory_available() == bool(tu.PIN_MEMORY)
+    if not torch.cuda.is_available():
+        assert tu.PIN_MEMORY is False  # behaves as vLLM on a machine without pinned memory
+    assert {"out", "cuda"} <= target.capabilities
+    check_values(target, [[1, 2], [3, 4]], {"device": CPU})
+
+
+def test_example_database_can_be_private_or_off(tmp_path):
+    """--h2d-example-db PATH saves the falsifying example there; 'none' saves nothing (independent seeds replay nothing)."""
+    db = tmp_path / "db"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--h2d-verify=off", "--h2d-impl", MUTANT, "--h2d-xfails", "none", f"{OUT_SHAPE}[cpu]", "--h2d-example-db", str(db)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 1 and db.is_dir() and any(db.iterdir()), proc.stdout[-2000:]
+    off = tmp_path / "off"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--h2d-verify=off", "--h2d-impl", MUTANT, "--h2d-xfails", "none", f"{OUT_SHAPE}[cpu]", "--h2d-example-db", "none"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "HYPOTHESIS_STORAGE_DIRECTORY": str(off)},
+    )
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    assert not (off / "examples").exists(), sorted(p.name for p in off.rglob("*"))
+
+
+def test_recheck_xfails_judges_a_recorded_report_offline():
+    """tools/recheck_xfails.py: a recorded failure covered by an edited file exits 0; a file whose match= misses it, 1 (UNEXPECTED)."""
+    proc = _pytest(BAD_BROADCAST, impl=MUTANT, xfails="none", report="m")
+    assert proc.returncode == 1, proc.stdout
+    tool = [sys.executable, str(ROOT / "tools" / "recheck_xfails.py"), str(proc.tmp / "m.json")]
+    good, bad = proc.tmp / "good.txt", proc.tmp / "bad.txt"
+    good.write_text("bad-input  match=no\\sexception:\\sgot\\sa\\sresult  # broadcasts\n")
+    bad.write_text("bad-input  match=RuntimeError  # another kind\n")
+    ok = subprocess.run([*tool, str(good)], capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0 and "UNEXPECTED: []" in ok.stdout, ok.stdout + ok.stderr
+    no = subprocess.run([*tool, str(bad)], capture_output=True, text=True, timeout=120)
+    assert no.returncode == 1 and f"UNEXPECTED: ['{BAD_BROADCAST}']" in no.stdout, no.stdout + no.stderr
+
+
+def test_a_run_without_a_seed_records_the_seed_it_used():
+    """No --hypothesis-seed: the kit chooses one, forces it in every xdist worker, and the report records it (replayable)."""
+    proc = _pytest("tests/test_no_target.py::test_no_target[cpu]", "-m", "not meta", impl="reference", xfails="none", report="s", workers=2)
+    assert proc.returncode == 0, proc.stdout
+    data = json.loads((proc.tmp / "s.json").read_text())
+    assert isinstance(data["seed"], int) and data["seed_chosen_at_random"] is True
+    assert "-m 'not meta'" in data["command"] and shlex.split(data["command"])[0] == "pytest"  # shell-quoted: pastes back

@@ -1,0 +1,528 @@
+"""The staging pool's policy (h2d_impl/_staging.py), checked on the CPU with a simulated clock.
+
+Which chunk a call may write is the whole safety argument of the pool: a chunk whose
+queued copy has not run must never be handed out again, or the device reads the next
+call's bytes (wrong tokens). On a GPU the snapshot and back-to-back contracts catch that
+from outside; here :class:`SimStream` (a FIFO of work items that complete only when the
+test says so) and :class:`SimEvent` stand in for CUDA's streams and events, so every
+branch of the policy (reuse, wait for our own running copy, allocate behind other work,
+backpressure at the cap, the small pool's open chunk) is driven deterministically on any
+machine.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from h2d_contracts.h2d_impl import _staging
+from h2d_contracts.h2d_impl._staging import ALIGN, StagingPool
+
+CPU = torch.device("cpu")
+
+
+class SimStream:
+    """A stream: work is enqueued in order and completes, in order, when :meth:`run` says so."""
+
+    def __init__(self, key: int) -> None:
+        self.key = key
+        self.enqueued = 0
+        self.completed = 0
+
+    def enqueue(self) -> int:
+        self.enqueued += 1
+        return self.enqueued
+
+    def run(self, upto: int | None = None) -> None:
+        self.completed = self.enqueued if upto is None else max(self.completed, upto)
+
+
+class SimEvent:
+    def __init__(self, clock: "SimClock") -> None:
+        self.clock = clock
+        self.stream: SimStream | None = None
+        self.pos = 0
+
+    def record(self, stream: SimStream) -> None:
+        self.stream, self.pos = stream, stream.enqueue()
+
+    def query(self) -> bool:
+        return self.stream is None or self.stream.completed >= self.pos
+
+    def synchronize(self) -> None:
+        self.clock.waits.append(self.pos)
+        if self.stream is not None:
+            self.stream.run(self.pos)
+
+
+class SimClock:
+    """Streams and events for :class:`StagingPool`; ``current`` is the current stream."""
+
+    def __init__(self) -> None:
+        self.current = SimStream(1)
+        self.waits: list[int] = []
+
+    def stream_key(self) -> int:
+        return self.current.key
+
+    def current_stream(self) -> SimStream:
+        return self.current
+
+    def event(self) -> SimEvent:
+        return SimEvent(self)
+
+
+def _pool(*, small: bool = False, chunk: int = 64, cap: int = 1 << 20) -> tuple[StagingPool, SimClock]:
+    clock = SimClock()
+    return StagingPool(CPU, chunk, pin=False, small=small, max_retained=cap, clock=clock), clock
+
+
+def _use(pool: StagingPool, clock: SimClock):
+    """Take a chunk, mark its start, queue one copy reading it, give it back (what ``_copy_pooled`` does)."""
+    chunk = pool.take()
+    pool.mark_start(chunk)
+    clock.current.enqueue()  # the DMA reading the chunk
+    pool.give_back(chunk)
+    return chunk
+
+
+def test_a_queued_chunk_is_not_reused_behind_other_work():
+    """Behind a busy stream (work ahead of our copy), a new chunk is allocated: no wait, no reuse."""
+    pool, clock = _pool()
+    clock.current.enqueue()  # a long kernel ahead of everything
+    a = _use(pool, clock)
+    b = pool.take()
+    assert b is not a and pool.allocations == 2 and not clock.waits
+
+
+def test_a_finished_chunk_is_reused():
+    pool, clock = _pool()
+    a = _use(pool, clock)
+    clock.current.run()
+    assert pool.take() is a and pool.allocations == 1 and not clock.waits
+
+
+def test_it_grows_to_hold_a_whole_payload():
+    """A call of ``want`` bytes grows the pool to ``want`` even where a finished chunk could be reused (so the next call of
+    that size behind a busy stream finds all its chunks), but never past the cap."""
+    pool, clock = _pool(cap=192)
+    a = _use(pool, clock)
+    clock.current.run()
+    assert pool.take(want=128) is not a and pool.allocations == 2
+    assert pool.take(want=1 << 20) is not a and pool.allocations == 3  # up to the cap (192 = 3 chunks)
+    assert pool.take(want=1 << 20) is a and pool.allocations == 3  # at the cap: the finished chunk
+
+
+def test_below_the_depth_it_allocates_rather_than_waits():
+    """Fewer than MIN_DEPTH_BYTES (or the call's payload) retained: allocate, even when the oldest copy is running."""
+    pool, clock = _pool()
+    a = _use(pool, clock)
+    clock.current.run(a.start.pos)
+    assert pool.take() is not a and pool.allocations == 2 and not clock.waits
+    pool2, clock2 = _pool(cap=1 << 20)
+    b = _use(pool2, clock2)
+    clock2.current.run(b.start.pos)
+    assert pool2.take(want=1 << 20) is not b  # the call's own payload is a budget too
+
+
+def test_waits_only_for_its_own_running_copy(monkeypatch):
+    """Past the depth, the oldest chunk's copy has started (the work before it ran): wait for it (one chunk's DMA), do not allocate."""
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
+    pool, clock = _pool()
+    a = _use(pool, clock)
+    _use(pool, clock)  # two blocks in flight: the depth (at least two blocks) is reached
+    clock.current.run(a.start.pos)  # the stream reached our copy; it is running
+    assert pool.take() is a and pool.allocations == 2
+    assert len(clock.waits) == 1
+
+
+def test_small_pool_never_waits_below_the_cap(monkeypatch):
+    """A small pool's chunk spans other work between its copies: its start says nothing; allocate instead of waiting."""
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
+    pool, clock = _pool(small=True)
+    a = _use(pool, clock)
+    clock.current.run(a.start.pos)
+    assert pool.take() is not a and pool.allocations == 2 and not clock.waits
+
+
+@pytest.mark.parametrize("small", [False, True])
+def test_backpressure_at_the_cap(small):
+    """With max_retained bytes of chunks all queued behind other work, the next take waits for the oldest."""
+    pool, clock = _pool(small=small, chunk=64, cap=128)
+    clock.current.enqueue()
+    a = _use(pool, clock)
+    _use(pool, clock)
+    assert pool.retained == 128
+    assert pool.take() is a and pool.allocations == 2 and len(clock.waits) == 1
+
+
+def test_small_slices_are_disjoint_aligned_and_close_on_stream_change():
+    pool, clock = _pool(small=True, chunk=512)
+    clock.current.enqueue()  # keep every chunk queued
+    spans = []
+    for nbytes in (1, 7, 64, 65, 3):
+        view = pool.small_tensor(torch.Size([nbytes]), torch.uint8, nbytes)
+        assert view.numel() == nbytes and (view.storage_offset() % ALIGN == 0)
+        spans.append((view.untyped_storage().data_ptr(), view.storage_offset(), nbytes))
+    assert len({s[0] for s in spans}) == 1  # one chunk so far
+    ends = sorted((o, o + n) for _, o, n in spans)
+    assert all(e0 <= s1 for (_, e0), (s1, _) in zip(ends, ends[1:])), ends  # disjoint
+    first = pool.open
+    clock.current = SimStream(2)  # another current stream: the open chunk is closed on its own stream
+    pool.small_tensor(torch.Size([8]), torch.uint8, 8)
+    assert pool.open is not first and first.done.stream.key == 1 and not first.done.query()
+    # a full chunk is closed too
+    second = pool.open
+    pool.small_tensor(torch.Size([500]), torch.uint8, 500)  # does not fit after the first slice
+    assert pool.open is not second
+
+
+def test_a_small_slice_is_never_handed_out_twice_while_queued():
+    """Back to back behind a busy stream: every slice is new memory until its chunk's copies ran."""
+    pool, clock = _pool(small=True, chunk=128)
+    clock.current.enqueue()
+    seen = set()
+    for _ in range(40):
+        v = pool.small_tensor(torch.Size([6]), torch.float32, 24)
+        key = (v.untyped_storage().data_ptr() + 4 * v.storage_offset(),)
+        assert key not in seen
+        seen.add(key)
+        clock.current.enqueue()
+
+
+def test_trim_drops_only_finished_chunks():
+    pool, clock = _pool()
+    a = _use(pool, clock)
+    clock.current.enqueue()  # work ahead of b's copy: b is a new chunk
+    _use(pool, clock)
+    clock.current.run(a.done.pos)  # a's copy ran, b's did not
+    assert pool.trim() == 64 and pool.retained == 64 and pool.stats()["in_flight_chunks"] == 1
+    assert a not in list(pool._inflight)
+
+
+def test_host_pool_reuses_at_once():
+    """Without a clock (host target: copies are synchronous) the same chunk serves every piece."""
+    pool = StagingPool(CPU, 32, pin=False, small=False)
+    a = pool.take()
+    pool.give_back(a)
+    assert pool.take() is a and pool.allocations == 1
+
+
+def test_empty_staging_cache_and_stats(monkeypatch):
+    monkeypatch.setattr(_staging, "_POOLS", {})
+    pool = _staging.pool_for(CPU, 32, False, small=True)
+    assert _staging.pool_for(CPU, 32, False, small=True) is pool
+    pool.small_tensor(torch.Size([2, 2]), torch.uint8, 4)
+    assert _staging.staging_stats() == {"cpu/32/small/pageable": pool.stats()}
+    assert _staging.empty_staging_cache() == 32 and pool.retained == 0
+
+
+# --------------------------------------------------------------------------- the pool mutants, caught here too
+
+
+def _reuses_a_queued_block(cls: type) -> bool:
+    """Whether a pool of ``cls`` hands out a block whose copy is still queued behind other work."""
+    clock = SimClock()
+    pool = cls(CPU, 64, pin=False, small=False, max_retained=1 << 20, clock=clock)
+    clock.current.enqueue()  # a long kernel ahead of everything
+    a = _use(pool, clock)
+    return pool.take() is a
+
+
+def _hands_out_overlapping_slices(cls: type) -> bool:
+    """Whether a small pool of ``cls`` gives two queued calls overlapping bytes."""
+    clock = SimClock()
+    pool = cls(CPU, 512, pin=False, small=True, max_retained=1 << 20, clock=clock)
+    clock.current.enqueue()
+    spans = []
+    for _ in range(3):
+        v = pool.small_tensor(torch.Size([16]), torch.uint8, 16)
+        spans.append((v.untyped_storage().data_ptr(), v.storage_offset()))
+        clock.current.enqueue()
+    return len(set(spans)) < len(spans)
+
+
+def test_reference_pools_neither_reuse_nor_overlap():
+    assert not _reuses_a_queued_block(StagingPool)
+    assert not _hands_out_overlapping_slices(StagingPool)
+
+
+def test_the_pool_mutants_fail_these_checks():
+    """The catalogue's pool mutants (contracts/mutants/gpu.py: staging_chunk_reused_before_done, staging_slice_reused_while_queued)
+    are caught on the CPU by the policy checks above, as on a GPU by the back-to-back contract."""
+    from h2d_contracts.contracts.mutants import gpu as M
+
+    assert _reuses_a_queued_block(M.ChunkReusedBeforeDone)
+    assert _hands_out_overlapping_slices(M.SliceNotAdvanced)
+
+
+# --------------------------------------------------------------------------- found by an outside review of the pool
+
+
+def test_a_failed_call_gives_its_block_back(monkeypatch):
+    """An exception between take and the DMA (a wrong ``out`` here; CUDA OOM in ``.to`` on a GPU) leaves the block in the
+    pool's books: in flight with its own (empty) copies, counted once, reusable (the review's bug_leak_on_exception.py)."""
+    from h2d_contracts.h2d_impl import h2d as R
+
+    clock = SimClock()
+    pool = StagingPool(CPU, 1 << 20, pin=False, small=False, max_retained=4 << 20, clock=clock)
+    monkeypatch.setattr(_staging, "_POOLS", {(CPU, 1 << 20, False, False): pool})
+    src = torch.ones((1 << 20) // 4)
+    for _ in range(3):
+        with pytest.raises(RuntimeError):
+            R._copy_pooled(src, torch.float32, CPU, torch.empty(7), 1 << 20, pin=False)
+    assert pool.retained == (1 << 20) * len(pool._inflight) == (1 << 20) * pool.allocations
+    clock.current.run()
+    assert pool.trim() == pool.allocations << 20 and pool.retained == 0
+
+
+def test_a_small_pool_whose_take_raises_does_not_give_its_chunk_back_twice(monkeypatch):
+    """``small_tensor`` closes the open chunk before taking the next; a take that raises must not leave the closed chunk
+    open (it was handed back twice and counted once: the review's bug_small_close_take_raises.py)."""
+    pool, clock = _pool(small=True, chunk=64)
+    clock.current.enqueue()
+    pool.small_tensor(torch.Size([48]), torch.uint8, 48)
+    first = pool.open
+
+    def failing_alloc():
+        raise RuntimeError("pinned allocation failed")
+
+    monkeypatch.setattr(pool, "_alloc", failing_alloc)
+    with pytest.raises(RuntimeError):
+        pool.small_tensor(torch.Size([48]), torch.uint8, 48)  # does not fit: close first, take fails
+    monkeypatch.undo()
+    pool.small_tensor(torch.Size([48]), torch.uint8, 48)
+    assert list(pool._inflight).count(first) == 1 and pool.retained == 64 * pool.allocations
+
+
+def test_a_finished_chunk_behind_the_oldest_is_reused():
+    """The oldest chunk waits behind a kernel on one stream, a later one (another stream) has finished: reuse the later one
+    rather than allocate or wait (the review's bug_head_of_line_streams.py)."""
+    pool, clock = _pool(cap=128)
+    s1, s2 = clock.current, SimStream(2)
+    s1.enqueue()  # a long kernel on stream 1
+    a = _use(pool, clock)
+    clock.current = s2
+    b = _use(pool, clock)
+    s2.run()
+    assert pool.take() is b and not clock.waits and pool.allocations == 2 and a in pool._inflight
+
+
+def test_one_stream_queries_one_event_per_take(monkeypatch):
+    """Back-to-back calls on one stream: the oldest chunk unfinished means every later one on that stream is too (a
+    stream's events complete in order), so a take queries one event, not SCAN; another stream's chunks are still
+    queried (the head-of-line test above)."""
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 1 << 20)
+    pool, clock = _pool(cap=1 << 20)
+    clock.current.enqueue()  # a long kernel ahead of everything
+    for _ in range(6):
+        _use(pool, clock)
+    queries = []
+    original = SimEvent.query
+    monkeypatch.setattr(SimEvent, "query", lambda self: queries.append(self) or original(self))
+    assert pool.take() not in pool._inflight and pool.allocations == 7
+    assert len(queries) == 1
+    clock.current = SimStream(2)
+    b = _use(pool, clock)
+    clock.current.run()
+    queries.clear()
+    assert pool.take() is b
+    assert len(queries) == 2  # stream 1's oldest, then stream 2's chunk (finished: reused)
+
+
+def test_per_thread_default_stream_is_one_stream_per_thread(monkeypatch):
+    """cudaStreamPerThread (handle 2) is a different stream in each thread: a finished chunk copied on thread B's is reused
+    while thread A's waits behind a kernel (the fast-paths review's repro_shared_key.py: keyed by handle alone, the take
+    skipped B's chunk and waited for A's kernel)."""
+    import threading
+
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
+    pool, clock = _pool(cap=128)
+    a_stream = SimStream(_staging._PER_THREAD_STREAM)
+    clock.current = a_stream
+    a_stream.enqueue()  # a long kernel on thread A's stream
+    a = _use(pool, clock)
+    b_stream = SimStream(_staging._PER_THREAD_STREAM)
+    got = []
+
+    def thread_b():
+        clock.current = b_stream
+        b = _use(pool, clock)
+        b_stream.run()
+        got.append((pool.take(), b))
+
+    worker = threading.Thread(target=thread_b)
+    worker.start()
+    worker.join()
+    taken, b = got[0]
+    assert taken is b and not clock.waits and pool.allocations == 2 and a in pool._inflight
+
+
+def test_start_is_marked_right_before_the_copy():
+    """``take`` records nothing; ``mark_start`` (right before the DMA) records the start, so work another thread queues
+    during the host copy lies before it, not between start and done (the review's bug_start_event_too_early.py)."""
+    pool, clock = _pool()
+    chunk = pool.take()
+    assert chunk.start.pos == 0 and clock.current.enqueued == 0
+    clock.current.enqueue()  # another thread's kernel, queued while the host copy runs
+    pool.mark_start(chunk)
+    dma = clock.current.enqueue()
+    pool.give_back(chunk)
+    assert chunk.start.pos == dma - 1 and chunk.done.pos == dma + 1
+
+
+def test_a_host_target_result_is_not_the_pooled_staging():
+    """For a host target (the call-trace path) ``.to`` would return the staging itself; the next call overwrites it."""
+    from h2d_contracts.h2d_impl import h2d as R
+
+    first = R._to_device([1.0], torch.tensor([1.0]), torch.float32, CPU, None, pin=False)
+    R._to_device([2.0], torch.tensor([2.0]), torch.float32, CPU, None, pin=False)
+    big = torch.ones(1 << 17)
+    r = R._to_device(big, big, torch.float32, CPU, None, pin=False, small_max=0)
+    R._to_device(big * 3, big * 3, torch.float32, CPU, None, pin=False, small_max=0)
+    assert first.item() == 1.0 and bool((r == 1).all())
+
+
+# --------------------------------------------------------------------------- boundaries and counters (mutmut's survivors at b7070d1)
+
+
+def _in_flight(pool, clock, k: int, *, behind_other_work: bool, started: bool):
+    """Put ``k`` chunks in flight; the first one's copy queued behind other work, or started (running), or neither."""
+    if behind_other_work:
+        clock.current.enqueue()
+    chunks = [_use(pool, clock) for _ in range(k)]
+    if started:
+        clock.current.run(chunks[0].start.pos)
+    return chunks
+
+
+def test_the_depth_budget_is_inclusive_and_counts_two_blocks(monkeypatch):
+    """Growing to exactly max(MIN_DEPTH_BYTES, 2 blocks) allocates; one block more waits for the running oldest."""
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
+    pool, clock = _pool(chunk=64)
+    _in_flight(pool, clock, 1, behind_other_work=False, started=True)
+    pool.take()  # grow to 128 == 2 blocks: allocate, no wait
+    assert pool.allocations == 2 and pool.waits == 0 and not clock.waits
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 192)
+    pool2, clock2 = _pool(chunk=64)
+    _in_flight(pool2, clock2, 2, behind_other_work=False, started=True)
+    pool2.take()  # grow to 192 == MIN_DEPTH_BYTES: allocate
+    assert pool2.allocations == 3 and pool2.waits == 0
+    pool2.take()  # 256 > 192 and the oldest is running: wait
+    assert pool2.allocations == 3 and pool2.waits == 1 == len(clock2.waits)
+
+
+def test_a_small_pool_past_the_depth_still_allocates_for_a_running_oldest(monkeypatch):
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
+    pool, clock = _pool(small=True, chunk=64)
+    _in_flight(pool, clock, 3, behind_other_work=False, started=True)
+    pool.take()
+    assert pool.allocations == 4 and pool.waits == 0 and not clock.waits
+
+
+def test_the_cap_is_inclusive(monkeypatch):
+    """Behind other work a pool allocates up to exactly its cap; one block past it waits (and counts the wait)."""
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
+    pool, clock = _pool(chunk=64, cap=192)
+    _in_flight(pool, clock, 2, behind_other_work=True, started=False)
+    pool.take()  # 192 == cap: allocate
+    assert pool.allocations == 3 and pool.waits == 0
+    pool.take()
+    assert pool.allocations == 3 and pool.waits == 1 == len(clock.waits)
+    pool.take()  # the next oldest: a second wait, counted
+    assert pool.allocations == 3 and pool.waits == 2 == len(clock.waits)
+
+
+def test_a_take_that_fails_leaves_a_usable_pool():
+    """A take whose stream lookup raises keeps its chunk (free, counted); the next take returns a real chunk."""
+    pool, clock = _pool(chunk=64)
+    real = clock.current_stream
+    calls = {"n": 0}
+
+    def flaky():
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise RuntimeError("no current stream")
+        return real()
+
+    clock.current_stream = flaky
+    with pytest.raises(RuntimeError):
+        pool.take()
+    chunk = pool.take()
+    assert isinstance(chunk, _staging._Chunk) and pool.allocations == 1 and pool.retained == 64
+
+
+def test_a_chunk_given_back_unmarked_has_start_at_done():
+    """Given back without mark_start (the caller failed before any copy): its start is recorded with its done, on its
+    stream, so "started" never makes a later take wait for work that is not its copy."""
+    pool, clock = _pool(chunk=64)
+    a = _use(pool, clock)  # marked and used once
+    clock.current.run()
+    b = pool.take()
+    assert b is a and b.marked is False
+    clock.current.enqueue()  # other work queued after the take
+    pool.give_back(b)
+    assert b.start.stream is clock.current and b.done.pos == b.start.pos + 1
+
+
+def test_small_slices_pack_tightly_and_an_exact_fit_stays_in_the_chunk():
+    pool, clock = _pool(small=True, chunk=128)
+    clock.current.enqueue()
+    a = pool.small_tensor(torch.Size([63]), torch.uint8, 63)
+    b = pool.small_tensor(torch.Size([64]), torch.uint8, 64)  # 64 + 64 == 128: fits exactly
+    assert a.storage_offset() == 0 and b.storage_offset() == 64
+    assert a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() and pool.allocations == 1
+
+
+def test_trim_keeps_the_chunks_in_flight_and_the_pool_stays_usable():
+    pool, clock = _pool(chunk=64)
+    clock.current.enqueue()
+    a, b = _use(pool, clock), _use(pool, clock)
+    pool.trim()
+    assert list(pool._inflight) == [a, b]
+    host = StagingPool(CPU, 64, pin=False, small=True)
+    host.small_tensor(torch.Size([4]), torch.uint8, 4)
+    assert host.trim() == 64 and host.retained == 0
+    assert host.small_tensor(torch.Size([4]), torch.uint8, 4).numel() == 4 and host.retained == 64
+
+
+def test_trim_closes_the_open_chunk_on_its_stream():
+    pool, clock = _pool(small=True, chunk=64)
+    clock.current.enqueue()
+    pool.small_tensor(torch.Size([8]), torch.uint8, 8)
+    opened = pool.open
+    assert pool.trim() == 0 and pool.open is None and list(pool._inflight) == [opened] and not opened.done.query()
+
+
+def test_stats_report_every_counter():
+    pool, clock = _pool(small=True, chunk=64, cap=1 << 20)
+    clock.current.enqueue()
+    pool.small_tensor(torch.Size([8]), torch.uint8, 8)
+    _use(pool, clock)
+    assert pool.stats() == {"chunk_bytes": 64, "retained_bytes": 128, "in_flight_chunks": 2, "free_chunks": 0, "allocations": 2, "waits": 0}
+
+
+def test_pool_for_caps_and_kinds(monkeypatch):
+    monkeypatch.setattr(_staging, "_POOLS", {})
+    small = _staging.pool_for(CPU, 64, False, small=True)
+    large = _staging.pool_for(CPU, 64, True, small=False)
+    huge = _staging.pool_for(CPU, 1 << 31, False, small=False)
+    assert small.max_retained == _staging.SMALL_MAX_RETAINED_BYTES and not small.wait_if_started
+    assert large.max_retained == _staging.MAX_RETAINED_BYTES and large.wait_if_started
+    assert huge.max_retained == 2 << 31  # two blocks of a size class larger than the cap
+    assert _staging.pool_for(CPU, 64, True, small=False) is large
+    assert set(_staging.staging_stats()) == {"cpu/64/small/pageable", "cpu/64", f"cpu/{1 << 31}/pageable"}
+
+
+def test_empty_staging_cache_sums_every_pool(monkeypatch):
+    monkeypatch.setattr(_staging, "_POOLS", {})
+    for chunk in (32, 64):
+        _staging.pool_for(CPU, chunk, False, small=True).small_tensor(torch.Size([4]), torch.uint8, 4)
+    assert _staging.empty_staging_cache() == 96
+
+
+def test_odd_chunk_sizes_view_whole_elements():
+    """A chunk whose size is not a multiple of the itemsize (tests use such sizes) is viewed up to its last whole element."""
+    chunk = _staging._Chunk(torch.zeros(65, dtype=torch.uint8))
+    t = chunk.tensor(torch.Size([2, 16]), torch.int16)
+    assert t.shape == (2, 16) and t.untyped_storage().data_ptr() == chunk.block.untyped_storage().data_ptr()

@@ -1,0 +1,11 @@
+"""Contract input-untouched: the caller's data and out's surroundings are bit-identical after every call (host and primary GPU)."""
+
+from h2d_contracts.contracts import input_untouched as P
+
+
+def test_input_untouched(target, device):
+    P.prop_input_untouched(target, device)
+
+
+def test_input_untouched_table(target, device):
+    P.prop_input_untouched_table(target, device)

@@ -1,0 +1,51 @@
+"""Contract values: the result equals data converted to the resolved dtype, on the requested device (host and primary GPU)."""
+
+from h2d_contracts.contracts import values as P
+
+
+def test_values(target, device):
+    P.prop_values(target, device)
+
+
+def test_values_zero_length(target, device):
+    P.prop_values_zero_length(target, device)
+
+
+def test_values_pure_copy_bits(target, device):
+    P.prop_values_pure_copy_bits(target, device)
+
+
+def test_values_wide_numpy(target, device):
+    P.prop_values_wide_numpy(target, device)
+
+
+def test_values_large(target, device):
+    P.prop_values_large(target, device)
+
+
+def test_values_multi_mb(target, device):
+    P.prop_values_multi_mb(target, device)
+
+
+def test_values_typed_leaves(target, device):
+    P.prop_values_typed_leaves(target, device)
+
+
+def test_values_first_call(target, device):
+    P.prop_values_first_call(target, device)
+
+
+def test_values_autograd_and_default_dtype(target, device):
+    P.prop_values_autograd_and_default_dtype(target, device)
+
+
+def test_values_dtype_matrix(target, device):
+    P.prop_values_dtype_matrix(target, device)
+
+
+def test_values_layouts(target, device):
+    P.prop_values_layouts(target, device)
+
+
+def test_values_product(target, device):
+    P.prop_values_product(target, device)
