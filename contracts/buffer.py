@@ -15,6 +15,7 @@ returns), not on a separation of sides that does not exist there.
 
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -32,7 +33,7 @@ from .calling import synchronize
 from .checks import check, reproduce
 from .registry import prop
 from .runner import SUPPRESS, Rows, nondeterministic, require_device, run_given
-from .targets import Target
+from .targets import Target, torch_pin_memory_available
 from .violations import ContractViolation, NotApplicable, fail
 
 __all__ = [
@@ -103,9 +104,30 @@ def host_aliased(buf: Any) -> bool:
     return bool(cpu.untyped_storage().data_ptr() == gpu.untyped_storage().data_ptr())
 
 
+def _dirty_freed_memory(spec: dict[str, Any], device: torch.device) -> None:
+    """Fill and free blocks of the buffer's sizes first, so an allocation the target does not zero hands back non-zero bytes.
+
+    Allocators reuse what was just freed (glibc for pageable memory, torch's caching host and
+    device allocators): a buffer made with ``torch.empty`` then holds these bytes, in a long
+    test process and in a fresh one alike (a reproduction runs in a fresh one).
+    """
+    nbytes = math.prod(spec["size"]) * spec["dtype"].itemsize
+    if not nbytes:
+        return
+    pinned = bool(spec["pin_memory"]) and torch_pin_memory_available()
+    blocks = [torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned)]
+    if device.type != "cpu":
+        blocks.append(torch.empty(nbytes, dtype=torch.uint8, device=device))
+    for block in blocks:
+        block.fill_(0xA5)
+    synchronize()
+    del blocks
+
+
 @check("buffer")
 def check_buffer_init(target: Target, spec: dict[str, Any], device: torch.device) -> Any:
-    """buffer: shapes, dtypes, devices, zero-initialised, pinned iff asked and available, ``.np`` aliases ``.cpu``."""
+    """buffer: shapes, dtypes, devices, zero-initialised (after dirty memory was freed), pinned iff asked and available, ``.np`` aliases ``.cpu``."""
+    _dirty_freed_memory(spec, device)
     return _judge_built(target, make_buffer(target, spec, device), spec, device, repr_spec(spec, device))
 
 

@@ -5,7 +5,8 @@
 #   1. its own tests (its tests/strategies.py and tests/contracts.py next to the kit's
 #      h2d_contracts.strategies / .contracts): the plugin stays inert;
 #   2. mypy --strict on its tests and package (the kit ships py.typed);
-#   3. the packaged contract suite against its target, with its own xfails/ and a report.
+#   3. the packaged contract suite against its target, with its own xfails/ and a report;
+#   4. the packaged suite against a target that logs its callers: every passed test called it.
 # Checks on the way: the wheel holds one top-level package (h2d_contracts) and the
 # contracts ran from site-packages, not from the checkout. Restores the editable install.
 # Needs the active virtual environment of README's first command.
@@ -54,6 +55,12 @@ mypy --strict --no-error-summary tinyengine tests && echo "mypy --strict: no iss
 echo "--- the kit's contract suite against tinyengine"
 pytest -p no:cacheprovider --pyargs h2d_contracts.tests --h2d-impl tinyengine.h2d_target:target -n auto --h2d-report reports/tinyengine 2>&1 | tee "$work/kit.log" | grep -E "^(h2d-contracts|expected failures|hypothesis profile)|passed|failed|error" | tail -8
 grep -q "expected failures: xfails/tinyengine.txt" "$work/kit.log" || { echo "the engine's xfails/tinyengine.txt was not used" >&2; exit 1; }
+echo "--- the installed suite against a target that logs its callers: every test reported as passed called it"
+mkdir -p "$work/logtarget" && cp "$root/tests/meta/logging_target.py" "$work/logtarget/"
+rc=0; PYTHONPATH="$work/logtarget" H2D_TEST_LOG="$work/calls.log" pytest -q -p no:cacheprovider --pyargs h2d_contracts.tests --h2d-impl logging_target:target --h2d-xfails=none --h2d-verify=off -n auto --junitxml="$work/logged.xml" > "$work/logged.log" 2>&1 || rc=$?
+tail -1 "$work/logged.log"
+[ "$rc" = 0 ] || { echo "the installed suite failed against the logging reference (exit $rc)" >&2; tail -30 "$work/logged.log" >&2; exit 1; }
+python "$root/tools/passed_without_calls.py" "$work/logged.xml" "$work/calls.log"
 echo "--- test-id expectations from an installed suite: one module of it against vLLM, with node-id entries"
 # pytest names an installed module's tests "::test_x" (--pyargs of a module) or "test_regressions.py::test_x"
 # (of the package); the entries say tests/test_regressions.py::...: they must still match (exit 0).

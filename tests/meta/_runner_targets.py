@@ -49,3 +49,49 @@ def hangs_in_c() -> Target:
         return torch.zeros(0)
 
     return Target(name="runner:hangs_in_c", async_tensor_h2d=fn, capabilities=frozenset({"out", "cuda"}))
+
+
+def several_defects() -> Target:
+    """Seven independent defects of different kinds at once (the verdict must report every one in one run).
+
+    An ndarray of the target dtype returned as a view of itself; a tensor of the target dtype
+    returned as itself (the same message kind as the first, another input kind); ``out``
+    filled by broadcasting; NaN into an integer dtype converted (INT_MIN); ``dtype``
+    disagreeing with ``out.dtype`` converted silently; neither device nor out: an ``assert``;
+    ``copy_to_gpu(n)`` copying ``n + 1`` rows.
+    """
+    import numpy as np
+
+    from h2d_contracts.h2d_impl import CpuGpuBuffer
+
+    ref = h2d_impl.async_tensor_h2d
+
+    def fn(data, device=None, dtype=None, out=None):
+        assert device is not None or out is not None, "no target"
+        if out is None and torch.device(device).type == "cpu":
+            if isinstance(data, np.ndarray) and data.ndim and data.flags.c_contiguous and data.dtype.isnative and data.dtype.kind in "iuf":
+                t = torch.from_numpy(data)
+                if dtype is None or dtype == t.dtype:
+                    return t
+            if isinstance(data, torch.Tensor) and data.is_contiguous() and not data.requires_grad and (dtype is None or dtype == data.dtype):
+                return data
+        if out is not None and dtype is not None and dtype != out.dtype:
+            dtype = None
+        if dtype is not None and not dtype.is_floating_point and dtype is not torch.bool:
+            if isinstance(data, list) and data and all(isinstance(v, float) for v in data) and any(v != v for v in data):
+                return torch.tensor(data).to(dtype).to(device)
+        try:
+            return ref(data, device=device, dtype=dtype, out=out)
+        except ValueError as exc:
+            if out is None or "out.shape" not in str(exc):
+                raise
+            return out.copy_(torch.as_tensor(np.asarray(data)).to(out.dtype))
+
+    class Buffer(CpuGpuBuffer):
+        def copy_to_gpu(self, n=None):
+            if n is not None and 0 <= n < self.cpu.shape[0]:
+                self.gpu[: n + 1].copy_(self.cpu[: n + 1])
+                return self.gpu[:n]
+            return super().copy_to_gpu(n)
+
+    return Target(name="runner:several_defects", async_tensor_h2d=fn, buffer_cls=Buffer, capabilities=frozenset({"out", "buffer", "cuda"}), spec="tests.meta._runner_targets:several_defects")

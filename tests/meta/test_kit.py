@@ -466,3 +466,44 @@ def test_run_fresh_returns_the_marked_json_and_names_a_failed_child():
     with pytest.raises(RuntimeError, match=r"exit 3"):
         run_fresh("demo", "import sys; print('MARK {}'); sys.exit(3)", ["x"], "MARK ", timeout_s=60, exit_zero=True)
     assert run_fresh("demo", "import sys; print('MARK {}'); sys.exit(3)", ["x"], "MARK ", timeout_s=60) == {}
+
+
+# --------------------------------------------------------------------------- loading errors keep what the user needs
+
+
+def test_a_factory_that_raises_keeps_its_type_and_traceback(tmp_path, monkeypatch):
+    from h2d_contracts.contracts import TargetLoadError
+
+    (tmp_path / "broken_engine_h2d.py").write_text("def target():\n    return helper()\n\ndef helper():\n    raise KeyError('CUDA_VISIBLE_DEVICES')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(TargetLoadError) as info:
+        load_target("broken_engine_h2d:target")
+    text = str(info.value)
+    assert "raised KeyError: 'CUDA_VISIBLE_DEVICES'" in text and "Traceback" in text and "in helper" in text
+
+
+def test_a_function_that_is_not_a_factory_is_named_so(tmp_path, monkeypatch):
+    from h2d_contracts.contracts import TargetLoadError
+
+    (tmp_path / "plain_engine_h2d.py").write_text("def async_tensor_h2d(data, device=None, dtype=None, out=None):\n    return data\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(TargetLoadError, match=r"expected a factory returning h2d_contracts\.contracts\.Target.*got a function taking \(data, device=None, dtype=None, out=None\).*wrap it"):
+        load_target("plain_engine_h2d:async_tensor_h2d")
+
+
+def test_a_module_that_cannot_be_imported_gets_a_hint_right_for_pytest():
+    with pytest.raises(ModuleNotFoundError, match=r"No module named 'no_such_engine_x'.*PYTHONPATH=\..*python -m pytest.*plain `pytest` does not"):
+        load_target("no_such_engine_x.h2d:target")
+
+
+def test_an_unknown_profile_lists_the_kits_profiles():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--hypothesis-profile", "defualt", "tests/test_no_target.py"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 4, proc.stdout + proc.stderr
+    err = proc.stderr + proc.stdout
+    assert "'defualt' is not a registered profile" in err and "default (" in err and "dev (" in err and "fuzz (" in err, err[-2000:]
+    assert "INTERNALERROR" not in err

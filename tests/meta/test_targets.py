@@ -368,3 +368,92 @@ def test_a_run_without_a_seed_records_the_seed_it_used():
     data = json.loads((proc.tmp / "s.json").read_text())
     assert isinstance(data["seed"], int) and data["seed_chosen_at_random"] is True
     assert "-m 'not meta'" in data["command"] and shlex.split(data["command"])[0] == "pytest"  # shell-quoted: pastes back
+
+
+# --------------------------------------------------------------------------- only the target is judged
+
+
+def test_every_test_reported_as_passed_called_the_target(tmp_path):
+    """The whole checkout suite against a target that logs its callers: no test passes without a call.
+
+    Independent of the plugin's own per-test count (which fails such a test as a kit error):
+    the log is written by the target itself (``tests/meta/logging_target.py``), and the
+    junit XML says what pytest reported. The reference's own tests and the kit's meta-tests
+    are left out by folder against any target but the reference, so none of them is in the
+    XML at all.
+    """
+    log, junit = tmp_path / "calls.log", tmp_path / "junit.xml"
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", "--h2d-impl", "tests.meta.logging_target:target", "--h2d-xfails=none", "--h2d-verify=off", f"--junitxml={junit}", "tests"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900, env={**__import__("os").environ, "H2D_TEST_LOG": str(log)})
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    import xml.etree.ElementTree as ET
+
+    cases = [c.get("classname", "") for c in ET.parse(junit).getroot().iter("testcase")]
+    assert cases and not any(".meta." in c or ".reference." in c for c in cases), "the reference's tests or the meta-tests ran against another target"
+    check = subprocess.run([sys.executable, str(ROOT / "tools" / "passed_without_calls.py"), str(junit), str(log)], capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stdout
+    assert " 0 of them never called the target" in check.stdout, check.stdout
+
+
+def test_a_suite_test_that_never_calls_the_target_cannot_pass(tmp_path):
+    """The plugin's own rule: a contract-suite test that passes without one call into the target is a failure (a kit error)."""
+    import os
+    import uuid
+
+    folder = ROOT / "tests" / f"_probe_{uuid.uuid4().hex[:8]}"
+    folder.mkdir()
+    try:
+        (folder / "__init__.py").write_text("")
+        (folder / "test_probe.py").write_text("def test_calls(target):\n    target.async_tensor_h2d([1], device='cpu')\n\n\ndef test_never_calls(target):\n    assert target.name\n")
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--h2d-verify=off", str(folder)], cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ})
+    finally:
+        import shutil
+
+        shutil.rmtree(folder)
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    assert "1 failed, 1 passed" in proc.stdout and "passed without calling the target 'reference'" in proc.stdout, proc.stdout[-2000:]
+
+
+def test_the_call_log_check_names_a_pass_without_a_call(tmp_path):
+    junit = tmp_path / "j.xml"
+    junit.write_text('<testsuites><testsuite><testcase classname="tests.test_values" name="test_values[cpu]"/><testcase classname="tests.test_out" name="test_out_written[cpu]"/><testcase classname="tests.test_out" name="test_out_dense_table[cpu]"><skipped/></testcase></testsuite></testsuites>')
+    log = tmp_path / "calls.log"
+    log.write_text("../site-packages/h2d_contracts/tests/test_values.py::test_values[cpu]\n")
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "passed_without_calls.py"), str(junit), str(log)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1 and "passed without a call: test_out.py::test_out_written[cpu]" in proc.stdout, proc.stdout
+
+
+#: The planted defects of tests/meta/_runner_targets.py:several_defects, as (contract, a piece of the kind, an input kind it shows on).
+SEVERAL_DEFECTS = [
+    ("no-alias", "result memory overlaps the input", "ndarray"),
+    ("no-alias", "result memory overlaps the input", "tensor"),
+    ("out", "no exception", "+out"),
+    ("bad-input", "no exception", ""),
+    ("dtype", "dtype disagrees with out.dtype: no exception", "+out"),
+    ("target", "wrong exception type", ""),
+    ("buffer", "of .gpu was written", "buffer"),
+]
+
+
+def test_every_defect_of_a_target_is_reported_in_one_run(tmp_path):
+    """Seven independent defects, two of one message kind on different inputs: all in one run's digest, at the default profile.
+
+    A property that found one kind keeps searching with it set aside (contracts.runner), so
+    the tensor aliasing is not hidden behind the ndarray aliasing (a user had to fix one to see
+    the other); each problem's reproduction is verified.
+    """
+    report = tmp_path / "several"
+    cmd = [
+        sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", "--h2d-impl", "tests.meta._runner_targets:several_defects",
+        "--h2d-xfails=none", f"--h2d-report={report}", "tests/test_no_alias.py", "tests/test_out.py", "tests/test_dtype.py", "tests/test_no_target.py",
+        "tests/test_bad_input.py", "tests/test_buffer.py", "-k", "cpu",
+    ]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    data = json.loads(report.with_suffix(".json").read_text())
+    problems = data["problems"]
+    for contract, kind, cls in SEVERAL_DEFECTS:
+        hits = [p for p in problems if p["contract"] == contract and kind in p["kind"] and (not cls or any(cls in c for c in p["classes"]))]
+        assert hits, f"defect ({contract}, {kind}, {cls}) missing from the digest: {[(p['contract'], p['kind'], p['classes']) for p in problems]}"
+        assert any(p["verified"] for p in hits), [(p["id"], p["verify_reason"]) for p in hits]
+    assert "distinct problems of runner:several_defects" in proc.stdout
