@@ -23,33 +23,35 @@ warm-up first, medians over many runs):
 - (e) the first call of each size behind the busy stream with a cold caching host
   allocator and staging pool (``empty_staging_cache()`` and ``torch._C._host_emptyCache()``
   before it), against a plain host-to-pinned
-  copy of the same bytes into a preallocated pinned buffer (issue 12's bound: 1 ms + 1.2x
-  that copy);
-- a check of issue 12's item 1 row by row (``criteria`` in results.json and .md).
+  copy of the same bytes into a preallocated pinned buffer (the bound: 1 ms + 1.2x
+  that copy; docs/performance.md);
+- a check of the performance criteria row by row (``criteria`` in results.json and .md).
 
-Usage: python3 bench/h2d_bench.py --out reports/bench [--quick]
-Writes results.json, results.md (tables with ratios), h2d_bench.png and profile.txt.
+Usage: python3 bench/h2d_bench.py --out DIR [--quick]
+Writes into DIR results.json, results.md (tables with ratios), h2d_bench.png and profile.txt.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
 import datetime
+import functools
 import json
 import os
 import statistics
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from h2d_contracts import h2d_impl  # noqa: E402
 from h2d_contracts.h2d_impl import _staging  # noqa: E402
+
+from h2d_contracts import h2d_impl  # noqa: E402
 
 
 def empty_host_caches() -> None:
@@ -59,6 +61,7 @@ def empty_host_caches() -> None:
     empty = getattr(torch._C, "_host_emptyCache", None)
     if empty is not None:
         empty()
+
 
 Pattern = Callable[[Any, torch.device], torch.Tensor]
 
@@ -76,7 +79,9 @@ def patterns() -> dict[str, Pattern]:
         "reference": lambda p, d: h2d_impl.async_tensor_h2d(p, d),
         "naive": lambda p, d: _as_tensor(p).to(d, non_blocking=True),
         "pin_memory": lambda p, d: _as_tensor(p).pin_memory().to(d, non_blocking=True),
-        "alloc_pinned": lambda p, d: (lambda t: torch.empty(t.shape, dtype=t.dtype, pin_memory=True).copy_(t).to(d, non_blocking=True))(_as_tensor(p)),
+        "alloc_pinned": lambda p, d: (
+            lambda t: torch.empty(t.shape, dtype=t.dtype, pin_memory=True).copy_(t).to(d, non_blocking=True)
+        )(_as_tensor(p)),
     }
     try:  # a downstream target, when installed
         from vllm.utils.torch_utils import async_tensor_h2d as vllm_h2d  # type: ignore
@@ -122,17 +127,20 @@ def host_us(fn: Callable[[], Any], iters: int, device: torch.device) -> float:
     return statistics.median(times) / 1e3
 
 
-def busy_host_ms(calls: dict[str, Callable[[], Any]], device: torch.device, busy_ms: float, cpm: float, reps: int) -> dict[str, float]:
+def busy_host_ms(
+    calls: dict[str, Callable[[], Any]], device: torch.device, busy_ms: float, cpm: float, reps: int
+) -> dict[str, float]:
     """Median host time (ms) of each ``calls[name]()`` issued right after ``busy_ms`` of spin work was queued on the current stream.
 
     The device is synchronized before each sample and after it, so every sample starts
     behind the same queue; ``cpm`` is :func:`cycles_per_ms` of the device. The patterns are
     sampled interleaved, rep by rep, and each rep starts one pattern later: no pattern is
-    always the first sample after the row's set-up. (Until 9937744 each pattern took its
+    always the first sample after the row's set-up. (An earlier version took each pattern's
     reps in a row, the reference first; bench/probe_variants.py on the H200 then measured one
-    and the same code path at 0.29 ms when first in its round and 0.15 ms when second,
-    reports/bench/2026-12-01_h200_9937744_probe_variants/.)
+    and the same code path at 0.29 ms when first in its round and 0.15 ms when second;
+    see docs/performance.md.)
     """
+
     def sample(call: Callable[[], Any]) -> float:
         torch.cuda.synchronize(device)
         with torch.cuda.device(device):
@@ -146,24 +154,28 @@ def busy_host_ms(calls: dict[str, Callable[[], Any]], device: torch.device, busy
     return rotated_medians(calls, reps, sample)
 
 
-def rotated_medians(calls: dict[str, Callable[[], Any]], rounds: int, sample: Callable[[Callable[[], Any]], float]) -> dict[str, float]:
+def rotated_medians(
+    calls: dict[str, Callable[[], Any]], rounds: int, sample: Callable[[Callable[[], Any]], float]
+) -> dict[str, float]:
     """Median over ``rounds`` of ``sample(calls[name])`` per name, the calls interleaved round by round, each round starting one later."""
     names = list(calls)
     samples: dict[str, list[float]] = {name: [] for name in names}
     for r in range(rounds):
-        for name in names[r % len(names):] + names[: r % len(names)]:
+        for name in names[r % len(names) :] + names[: r % len(names)]:
             samples[name].append(sample(calls[name]))
     return {name: statistics.median(v) for name, v in samples.items()}
 
 
-def bench_small(device: torch.device, pats: dict[str, Pattern], sizes: list[int], iters: int, rounds: int = 3) -> list[dict]:
+def bench_small(
+    device: torch.device, pats: dict[str, Pattern], sizes: list[int], iters: int, rounds: int = 3
+) -> list[dict]:
     """(a) host us per call on an idle stream: per cell the median of ``rounds`` round medians of ``iters // rounds`` calls.
 
     The floor and the patterns are measured round by round, each round starting one later
-    (as :func:`busy_host_ms`): at 66fcbc6 the first cell of the run, the reference's
+    (as :func:`busy_host_ms`): in an earlier H200 run the first cell, the reference's
     1-element list, read 25.2 us while an interleaved probe of the same code on the same
-    machine read 15.5 (reports/bench/2026-12-01_h200_66fcbc6/,
-    reports/bench/2026-12-01_h200_9937744_probe_variants/).
+    machine read 15.5 (bench/probe_variants.py;
+    see docs/performance.md).
     """
     rows = []
     per_round = max(1, iters // rounds)
@@ -177,13 +189,22 @@ def bench_small(device: torch.device, pats: dict[str, Pattern], sizes: list[int]
                 "raw_slice_copy": lambda: buf.gpu[:n].copy_(buf.cpu[:n], non_blocking=True),
             }
             calls.update({name: functools.partial(fn, data, device) for name, fn in pats.items()})
-            row = {"n": n, "kind": kind, **rotated_medians(calls, rounds, lambda call: host_us(call, per_round, device))}
+            row = {
+                "n": n,
+                "kind": kind,
+                **rotated_medians(calls, rounds, lambda call: host_us(call, per_round, device)),
+            }
             rows.append(row)
-            print(f"(a) n={n:5d} {kind:8s} " + " ".join(f"{k}={v:.1f}" for k, v in row.items() if isinstance(v, float)), flush=True)
+            print(
+                f"(a) n={n:5d} {kind:8s} " + " ".join(f"{k}={v:.1f}" for k, v in row.items() if isinstance(v, float)),
+                flush=True,
+            )
     return rows
 
 
-def bench_busy(device: torch.device, pats: dict[str, Pattern], sizes: list[int], busy_ms: float, reps: int) -> list[dict]:
+def bench_busy(
+    device: torch.device, pats: dict[str, Pattern], sizes: list[int], busy_ms: float, reps: int
+) -> list[dict]:
     cpm = cycles_per_ms(device)
     rows = []
     for nbytes in sizes:
@@ -196,9 +217,17 @@ def bench_busy(device: torch.device, pats: dict[str, Pattern], sizes: list[int],
         for fn in cases.values():
             fn(data, device)  # warm-up: the caching host allocator then holds blocks of the size
             torch.cuda.synchronize(device)
-        row.update(busy_host_ms({name: functools.partial(fn, data, device) for name, fn in cases.items()}, device, busy_ms, cpm, reps))
+        row.update(
+            busy_host_ms(
+                {name: functools.partial(fn, data, device) for name, fn in cases.items()}, device, busy_ms, cpm, reps
+            )
+        )
         rows.append(row)
-        print(f"(b) {nbytes:>11d} B busy {busy_ms:.0f} ms: " + " ".join(f"{k}={v:.2f}ms" for k, v in row.items() if k != "bytes"), flush=True)
+        print(
+            f"(b) {nbytes:>11d} B busy {busy_ms:.0f} ms: "
+            + " ".join(f"{k}={v:.2f}ms" for k, v in row.items() if k != "bytes"),
+            flush=True,
+        )
     return rows
 
 
@@ -222,7 +251,7 @@ def host_copy_gbps(data: torch.Tensor, reps: int = 5) -> float:
 
     Every staged pattern does this copy for each call, so with perfect overlap its steady
     throughput is at most min(this, the pinned DMA limit); shown beside (c) to tell a
-    DMA-bound row from a host-memory-bound one (bench/probe_issue12.py on the H200:
+    DMA-bound row from a host-memory-bound one (a probe on the H200, docs/performance.md:
     40 GB/s at 64 MiB and 256 MiB against a 54 GB/s DMA limit).
     """
     pinned = torch.empty_like(data, pin_memory=True)
@@ -235,17 +264,24 @@ def host_copy_gbps(data: torch.Tensor, reps: int = 5) -> float:
     return data.numel() * data.element_size() / statistics.median(times) / 1e9
 
 
-def bench_throughput(device: torch.device, pats: dict[str, Pattern], sizes: list[int], total_bytes: int) -> tuple[list[dict], dict[int, float]]:
+def bench_throughput(
+    device: torch.device, pats: dict[str, Pattern], sizes: list[int], total_bytes: int
+) -> tuple[list[dict], dict[int, float]]:
     rows = []
     limits = {}
     for nbytes in sizes:
         limits[nbytes] = pinned_dma_gbps(device, min(nbytes, 256 << 20))
         data = torch.arange(nbytes // 4, dtype=torch.int32)
         calls = max(3, total_bytes // nbytes)
-        row: dict[str, Any] = {"bytes": nbytes, "calls": calls, "pinned_dma_limit": limits[nbytes], "host_copy_rate": host_copy_gbps(data)}
+        row: dict[str, Any] = {
+            "bytes": nbytes,
+            "calls": calls,
+            "pinned_dma_limit": limits[nbytes],
+            "host_copy_rate": host_copy_gbps(data),
+        }
         for name, fn in pats.items():
             # Each pattern from the same start: the caching host allocator emptied (no pattern
-            # inherits pinned blocks an earlier one allocated: at 18ceb4a the first pattern
+            # inherits pinned blocks an earlier one allocated: without this, the first pattern
             # measured, the reference, paid the cudaHostAlloc calls the later ones reused), then
             # warmed by back-to-back calls, as many as the measurement keeps in flight.
             empty_host_caches()
@@ -260,7 +296,11 @@ def bench_throughput(device: torch.device, pats: dict[str, Pattern], sizes: list
             row[name] = calls * nbytes / (time.perf_counter() - t0) / 1e9
             del keep
         rows.append(row)
-        print(f"(c) {nbytes:>11d} B x{calls}: limit {limits[nbytes]:.1f} GB/s " + " ".join(f"{k}={v:.1f}" for k, v in row.items() if k not in ("bytes", "calls", "pinned_dma_limit")), flush=True)
+        print(
+            f"(c) {nbytes:>11d} B x{calls}: limit {limits[nbytes]:.1f} GB/s "
+            + " ".join(f"{k}={v:.1f}" for k, v in row.items() if k not in ("bytes", "calls", "pinned_dma_limit")),
+            flush=True,
+        )
     return rows, limits
 
 
@@ -271,7 +311,9 @@ def _layout_inputs() -> dict[str, torch.Tensor]:
     wide = torch.arange(2048 * 4096, dtype=torch.float32).reshape(2048, 4096).pin_memory()
     return {
         "pinned transposed 2048x2048 f32 (.t())": base.t(),
-        "pinned channels-last 8x64x128x64 f32": cl.contiguous(memory_format=torch.channels_last).pin_memory(),  # .contiguous() makes a pageable copy: pin it again
+        "pinned channels-last 8x64x128x64 f32": cl.contiguous(
+            memory_format=torch.channels_last
+        ).pin_memory(),  # .contiguous() makes a pageable copy: pin it again
         "pinned column slice [:, :2048] of 2048x4096 f32": wide[:, :2048],
         "pinned contiguous 2048x2048 f32": base,
     }
@@ -285,7 +327,9 @@ def bench_layouts(device: torch.device, pats: dict[str, Pattern], busy_ms: float
         row: dict[str, Any] = {"layout": label, "bytes": data.numel() * data.element_size()}
         for name, fn in pats.items():
             row[f"{name}_idle_us"] = host_us(lambda: fn(data, device), 50, device)
-        busy = busy_host_ms({name: functools.partial(fn, data, device) for name, fn in pats.items()}, device, busy_ms, cpm, reps)
+        busy = busy_host_ms(
+            {name: functools.partial(fn, data, device) for name, fn in pats.items()}, device, busy_ms, cpm, reps
+        )
         row.update({f"{name}_busy_ms": ms for name, ms in busy.items()})
         rows.append(row)
         print(f"(d) {label}: " + " ".join(f"{k}={v:.2f}" for k, v in row.items() if isinstance(v, float)), flush=True)
@@ -310,7 +354,11 @@ def bench_cold(device: torch.device, pats: dict[str, Pattern], sizes: list[int],
             t0 = time.perf_counter_ns()
             pinned.copy_(data)
             copies.append((time.perf_counter_ns() - t0) / 1e6)
-        row: dict[str, Any] = {"bytes": nbytes, "host_to_pinned_ms": statistics.median(copies), "cache_emptied": empty_host_cache is not None}
+        row: dict[str, Any] = {
+            "bytes": nbytes,
+            "host_to_pinned_ms": statistics.median(copies),
+            "cache_emptied": empty_host_cache is not None,
+        }
         del pinned
         for name, fn in pats.items():
             if name in ("naive",):
@@ -325,13 +373,17 @@ def bench_cold(device: torch.device, pats: dict[str, Pattern], sizes: list[int],
             del result
         row["bound_ms"] = 1.0 + 1.2 * row["host_to_pinned_ms"]
         rows.append(row)
-        print(f"(e) {nbytes:>11d} B cold, busy {busy_ms:.0f} ms: " + " ".join(f"{k}={v:.2f}ms" for k, v in row.items() if isinstance(v, float)), flush=True)
+        print(
+            f"(e) {nbytes:>11d} B cold, busy {busy_ms:.0f} ms: "
+            + " ".join(f"{k}={v:.2f}ms" for k, v in row.items() if isinstance(v, float)),
+            flush=True,
+        )
         del data
     return rows
 
 
 def criteria(res: dict) -> list[dict]:
-    """Issue 12, item 1, row by row: each check with the two numbers it compares and pass/fail.
+    """The performance criteria, row by row: each check with the two numbers it compares and pass/fail.
 
     - reference <= vLLM in every row of (a), (b) and (c) (host time: lower is better;
       throughput: higher is better), when vLLM was measured;
@@ -346,30 +398,93 @@ def criteria(res: dict) -> list[dict]:
     for r in res["small"]:
         what = f"(a) n={r['n']} {r['kind']}"
         if has_vllm:
-            out.append({"check": f"{what}: reference <= vllm (us)", "value": r["reference"], "limit": r["vllm"], "ok": r["reference"] <= r["vllm"]})
+            out.append(
+                {
+                    "check": f"{what}: reference <= vllm (us)",
+                    "value": r["reference"],
+                    "limit": r["vllm"],
+                    "ok": r["reference"] <= r["vllm"],
+                }
+            )
         if r["kind"] in ("tensor", "ndarray"):
-            out.append({"check": f"{what}: reference <= 1.5x floor (us)", "value": r["reference"], "limit": 1.5 * r["buffer_floor"], "ok": r["reference"] <= 1.5 * r["buffer_floor"]})
+            out.append(
+                {
+                    "check": f"{what}: reference <= 1.5x floor (us)",
+                    "value": r["reference"],
+                    "limit": 1.5 * r["buffer_floor"],
+                    "ok": r["reference"] <= 1.5 * r["buffer_floor"],
+                }
+            )
     copy_ms = {r["bytes"]: r["host_to_pinned_ms"] for r in res.get("cold", [])}
     for r in res["busy"]:
         if has_vllm:
-            out.append({"check": f"(b) {r['bytes']:,} B busy: reference <= vllm (ms)", "value": r["reference"], "limit": r["vllm"], "ok": r["reference"] <= r["vllm"]})
+            out.append(
+                {
+                    "check": f"(b) {r['bytes']:,} B busy: reference <= vllm (ms)",
+                    "value": r["reference"],
+                    "limit": r["vllm"],
+                    "ok": r["reference"] <= r["vllm"],
+                }
+            )
         if r["bytes"] in copy_ms:
             bound = 1.0 + 1.2 * copy_ms[r["bytes"]]
-            out.append({"check": f"(b) {r['bytes']:,} B busy: reference <= 1 ms + 1.2x host-to-pinned (ms)", "value": r["reference"], "limit": bound, "ok": r["reference"] <= bound})
+            out.append(
+                {
+                    "check": f"(b) {r['bytes']:,} B busy: reference <= 1 ms + 1.2x host-to-pinned (ms)",
+                    "value": r["reference"],
+                    "limit": bound,
+                    "ok": r["reference"] <= bound,
+                }
+            )
     for r in res["throughput"]:
         if has_vllm:
-            out.append({"check": f"(c) {r['bytes']:,} B: reference >= vllm (GB/s)", "value": r["reference"], "limit": r["vllm"], "ok": r["reference"] >= r["vllm"]})
+            out.append(
+                {
+                    "check": f"(c) {r['bytes']:,} B: reference >= vllm (GB/s)",
+                    "value": r["reference"],
+                    "limit": r["vllm"],
+                    "ok": r["reference"] >= r["vllm"],
+                }
+            )
         if r["bytes"] >= 4 << 20:
             lim = 0.85 * r["pinned_dma_limit"]
-            out.append({"check": f"(c) {r['bytes']:,} B: reference >= 85% of pinned DMA (GB/s)", "value": r["reference"], "limit": lim, "ok": r["reference"] >= lim})
+            out.append(
+                {
+                    "check": f"(c) {r['bytes']:,} B: reference >= 85% of pinned DMA (GB/s)",
+                    "value": r["reference"],
+                    "limit": lim,
+                    "ok": r["reference"] >= lim,
+                }
+            )
     for r in res.get("layouts", []):
         if has_vllm:
-            out.append({"check": f"(d) {r['layout']}, busy: reference <= vllm (ms)", "value": r["reference_busy_ms"], "limit": r["vllm_busy_ms"], "ok": r["reference_busy_ms"] <= r["vllm_busy_ms"]})
+            out.append(
+                {
+                    "check": f"(d) {r['layout']}, busy: reference <= vllm (ms)",
+                    "value": r["reference_busy_ms"],
+                    "limit": r["vllm_busy_ms"],
+                    "ok": r["reference_busy_ms"] <= r["vllm_busy_ms"],
+                }
+            )
         if r["bytes"] in copy_ms:
             bound = 1.0 + 1.2 * copy_ms[r["bytes"]]
-            out.append({"check": f"(d) {r['layout']}, busy: reference <= 1 ms + 1.2x host-to-pinned (ms)", "value": r["reference_busy_ms"], "limit": bound, "ok": r["reference_busy_ms"] <= bound})
+            out.append(
+                {
+                    "check": f"(d) {r['layout']}, busy: reference <= 1 ms + 1.2x host-to-pinned (ms)",
+                    "value": r["reference_busy_ms"],
+                    "limit": bound,
+                    "ok": r["reference_busy_ms"] <= bound,
+                }
+            )
     for r in res.get("cold", []):
-        out.append({"check": f"(e) {r['bytes']:,} B cold, busy: reference <= 1 ms + 1.2x host-to-pinned (ms)", "value": r["reference"], "limit": r["bound_ms"], "ok": r["reference"] <= r["bound_ms"]})
+        out.append(
+            {
+                "check": f"(e) {r['bytes']:,} B cold, busy: reference <= 1 ms + 1.2x host-to-pinned (ms)",
+                "value": r["reference"],
+                "limit": r["bound_ms"],
+                "ok": r["reference"] <= r["bound_ms"],
+            }
+        )
     return out
 
 
@@ -385,7 +500,9 @@ def profile_reference(device: torch.device, nbytes: int, path: str) -> None:
             h2d_impl.async_tensor_h2d(data, device)
         torch.cuda.synchronize(device)
     with open(path, "w") as fh:
-        fh.write(f"torch.profiler, reference async_tensor_h2d, 3 calls of {nbytes >> 20} MiB pageable int32 -> {device}\n\n")
+        fh.write(
+            f"torch.profiler, reference async_tensor_h2d, 3 calls of {nbytes >> 20} MiB pageable int32 -> {device}\n\n"
+        )
         fh.write(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=15))
         fh.write("\n\nCUDA time:\n")
         fh.write(prof.key_averages().table(sort_by="self_device_time_total", row_limit=10))
@@ -414,12 +531,21 @@ def profile_small(device: torch.device, path: str) -> None:
     text = io.StringIO()
     pstats.Stats(prof, stream=text).sort_stats("tottime").print_stats(25)
     with open(path, "a") as fh:
-        fh.write(f"\n\ncProfile, reference async_tensor_h2d, 2000 calls of 16 int32 (pageable tensor) -> {device}, by own time\n\n")
+        fh.write(
+            f"\n\ncProfile, reference async_tensor_h2d, 2000 calls of 16 int32 (pageable tensor) -> {device}, by own time\n\n"
+        )
         fh.write(text.getvalue())
 
 
 def write_markdown(res: dict, path: str) -> None:
-    L = [f"# H2D benchmark, {res['gpu']}", "", f"- date (UTC): {res['date']}", f"- torch {res['torch']} (CUDA {res['cuda']}), python {res['python']}", f"- command: `{res['command']}`", ""]
+    L = [
+        f"# H2D benchmark, {res['gpu']}",
+        "",
+        f"- date (UTC): {res['date']}",
+        f"- torch {res['torch']} (CUDA {res['cuda']}), python {res['python']}",
+        f"- command: `{res['command']}`",
+        "",
+    ]
     names = list(res["patterns"])
     L += ["## (a) host time per call, idle stream (us, median; ratio to the CpuGpuBuffer.copy_to_gpu floor)", ""]
     L += ["| n | kind | floor | " + " | ".join(names) + " |", "|---|---|---|" + "---|" * len(names)]
@@ -427,43 +553,82 @@ def write_markdown(res: dict, path: str) -> None:
         cells = [f"{r[n]:.1f} ({r[n] / r['buffer_floor']:.1f}x)" for n in names]
         L.append(f"| {r['n']} | {r['kind']} | {r['buffer_floor']:.1f} | " + " | ".join(cells) + " |")
     bnames = list(res["patterns"]) + ["buffer_floor"]
-    L += ["", f"## (b) host time per call with {res['busy_ms']:.0f} ms queued on the stream (ms, median of {res['busy_reps']})", ""]
+    L += [
+        "",
+        f"## (b) host time per call with {res['busy_ms']:.0f} ms queued on the stream (ms, median of {res['busy_reps']})",
+        "",
+    ]
     L += ["| bytes | " + " | ".join(bnames) + " |", "|---|" + "---|" * len(bnames)]
     for r in res["busy"]:
         L.append(f"| {r['bytes']:,} | " + " | ".join(f"{r[n]:.2f}" for n in bnames) + " |")
     L += ["", "## (c) steady-state throughput (GB/s; ratio to the pinned DMA limit measured in this run)", ""]
-    L += ["host copy: pageable -> preallocated pinned `copy_` alone (`host_copy_gbps`), which every staged pattern pays per call", ""]
-    L += ["| bytes | limit | host copy | " + " | ".join(res["patterns"]) + " |", "|---|---|---|" + "---|" * len(res["patterns"])]
+    L += [
+        "host copy: pageable -> preallocated pinned `copy_` alone (`host_copy_gbps`), which every staged pattern pays per call",
+        "",
+    ]
+    L += [
+        "| bytes | limit | host copy | " + " | ".join(res["patterns"]) + " |",
+        "|---|---|---|" + "---|" * len(res["patterns"]),
+    ]
     for r in res["throughput"]:
         lim = r["pinned_dma_limit"]
         hc = f"{r['host_copy_rate']:.1f}" if "host_copy_rate" in r else "-"
-        L.append(f"| {r['bytes']:,} | {lim:.1f} | {hc} | " + " | ".join(f"{r[n]:.1f} ({r[n] / lim:.0%})" for n in res["patterns"]) + " |")
+        L.append(
+            f"| {r['bytes']:,} | {lim:.1f} | {hc} | "
+            + " | ".join(f"{r[n]:.1f} ({r[n] / lim:.0%})" for n in res["patterns"])
+            + " |"
+        )
     if res.get("layouts"):
         lnames = list(res["patterns"])
         L += ["", f"## (d) pinned layouts, 16 MiB: host us idle / host ms behind {res['busy_ms']:.0f} ms queued", ""]
         L += ["| layout | " + " | ".join(lnames) + " |", "|---|" + "---|" * len(lnames)]
         for r in res["layouts"]:
-            L.append(f"| {r['layout']} | " + " | ".join(f"{r[n + '_idle_us']:.0f} us / {r[n + '_busy_ms']:.2f} ms" for n in lnames) + " |")
+            L.append(
+                f"| {r['layout']} | "
+                + " | ".join(f"{r[n + '_idle_us']:.0f} us / {r[n + '_busy_ms']:.2f} ms" for n in lnames)
+                + " |"
+            )
     if res.get("cold"):
         cnames = [n for n in res["patterns"] if n != "naive"]
         emptied = all(r["cache_emptied"] for r in res["cold"])
-        L += ["", f"## (e) first call behind {res['busy_ms']:.0f} ms queued, cold caching host allocator{'' if emptied else ' (NOT emptied: torch lacks _host_emptyCache)'} (ms)", ""]
-        L += ["| bytes | host-to-pinned copy | bound (1 ms + 1.2x) | " + " | ".join(cnames) + " |", "|---|---|---|" + "---|" * len(cnames)]
+        L += [
+            "",
+            f"## (e) first call behind {res['busy_ms']:.0f} ms queued, cold caching host allocator{'' if emptied else ' (NOT emptied: torch lacks _host_emptyCache)'} (ms)",
+            "",
+        ]
+        L += [
+            "| bytes | host-to-pinned copy | bound (1 ms + 1.2x) | " + " | ".join(cnames) + " |",
+            "|---|---|---|" + "---|" * len(cnames),
+        ]
         for r in res["cold"]:
-            L.append(f"| {r['bytes']:,} | {r['host_to_pinned_ms']:.2f} | {r['bound_ms']:.2f} | " + " | ".join(f"{r[n]:.2f}" for n in cnames) + " |")
+            L.append(
+                f"| {r['bytes']:,} | {r['host_to_pinned_ms']:.2f} | {r['bound_ms']:.2f} | "
+                + " | ".join(f"{r[n]:.2f}" for n in cnames)
+                + " |"
+            )
     if "vllm" in res["patterns"]:
         L += ["", "## Ratio reference / vLLM, same run (host time: < 1 is faster; throughput: > 1 is faster)", ""]
         L += ["| row | reference | vllm | ratio |", "|---|---|---|---|"]
         for r in res["small"]:
-            L.append(f"| (a) n={r['n']} {r['kind']} (us) | {r['reference']:.1f} | {r['vllm']:.1f} | {r['reference'] / r['vllm']:.2f} |")
+            L.append(
+                f"| (a) n={r['n']} {r['kind']} (us) | {r['reference']:.1f} | {r['vllm']:.1f} | {r['reference'] / r['vllm']:.2f} |"
+            )
         for r in res["busy"]:
-            L.append(f"| (b) {r['bytes']:,} B busy (ms) | {r['reference']:.2f} | {r['vllm']:.2f} | {r['reference'] / r['vllm']:.2f} |")
+            L.append(
+                f"| (b) {r['bytes']:,} B busy (ms) | {r['reference']:.2f} | {r['vllm']:.2f} | {r['reference'] / r['vllm']:.2f} |"
+            )
         for r in res["throughput"]:
-            L.append(f"| (c) {r['bytes']:,} B (GB/s) | {r['reference']:.1f} | {r['vllm']:.1f} | {r['reference'] / r['vllm']:.2f} |")
+            L.append(
+                f"| (c) {r['bytes']:,} B (GB/s) | {r['reference']:.1f} | {r['vllm']:.1f} | {r['reference'] / r['vllm']:.2f} |"
+            )
         for r in res.get("layouts", []):
-            L.append(f"| (d) {r['layout']}, busy (ms) | {r['reference_busy_ms']:.2f} | {r['vllm_busy_ms']:.2f} | {r['reference_busy_ms'] / r['vllm_busy_ms']:.2f} |")
+            L.append(
+                f"| (d) {r['layout']}, busy (ms) | {r['reference_busy_ms']:.2f} | {r['vllm_busy_ms']:.2f} | {r['reference_busy_ms'] / r['vllm_busy_ms']:.2f} |"
+            )
         for r in res.get("cold", []):
-            L.append(f"| (e) {r['bytes']:,} B cold, busy (ms) | {r['reference']:.2f} | {r['vllm']:.2f} | {r['reference'] / r['vllm']:.2f} |")
+            L.append(
+                f"| (e) {r['bytes']:,} B cold, busy (ms) | {r['reference']:.2f} | {r['vllm']:.2f} | {r['reference'] / r['vllm']:.2f} |"
+            )
     if res.get("criteria"):
         c = res["criteria"]
         L += ["", f"## Issue 12, item 1: {sum(x['ok'] for x in c)} of {len(c)} checks met", ""]
@@ -484,20 +649,42 @@ def plot(res: dict, path: str) -> None:
     for name in list(res["patterns"]) + ["buffer_floor"]:
         pts = [(r["n"], r[name]) for r in res["small"] if r["kind"] == "tensor"]
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", label=name)
-    ax.set(xscale="log", yscale="log", xlabel="int32 elements (tensor input)", ylabel="host us / call (median)", title="(a) idle stream")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="int32 elements (tensor input)",
+        ylabel="host us / call (median)",
+        title="(a) idle stream",
+    )
     ax.legend(fontsize=8)
     ax = axes[1]
     for name in list(res["patterns"]) + ["buffer_floor"]:
         ax.plot([r["bytes"] for r in res["busy"]], [r[name] for r in res["busy"]], marker="o", label=name)
     ax.axhline(res["busy_ms"], color="gray", ls="--", lw=0.8)
-    ax.set(xscale="log", yscale="log", xlabel="bytes", ylabel="host ms / call", title=f"(b) {res['busy_ms']:.0f} ms queued on the stream")
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel="bytes",
+        ylabel="host ms / call",
+        title=f"(b) {res['busy_ms']:.0f} ms queued on the stream",
+    )
     ax.legend(fontsize=8)
     ax = axes[2]
     for name in res["patterns"]:
         ax.plot([r["bytes"] for r in res["throughput"]], [r[name] for r in res["throughput"]], marker="o", label=name)
-    ax.plot([r["bytes"] for r in res["throughput"]], [r["pinned_dma_limit"] for r in res["throughput"]], "k--", label="pinned DMA limit")
+    ax.plot(
+        [r["bytes"] for r in res["throughput"]],
+        [r["pinned_dma_limit"] for r in res["throughput"]],
+        "k--",
+        label="pinned DMA limit",
+    )
     if all("host_copy_rate" in r for r in res["throughput"]):
-        ax.plot([r["bytes"] for r in res["throughput"]], [r["host_copy_rate"] for r in res["throughput"]], "k:", label="host copy alone (pageable -> pinned)")
+        ax.plot(
+            [r["bytes"] for r in res["throughput"]],
+            [r["host_copy_rate"] for r in res["throughput"]],
+            "k:",
+            label="host copy alone (pageable -> pinned)",
+        )
     ax.set(xscale="log", xlabel="bytes", ylabel="GB/s", title="(c) steady-state throughput")
     ax.legend(fontsize=8)
     fig.suptitle(f"H2D patterns on {res['gpu']}, torch {res['torch']}, {res['date'][:10]}")
@@ -507,7 +694,7 @@ def plot(res: dict, path: str) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", default="reports/bench")
+    ap.add_argument("--out", default="bench-out")
     ap.add_argument("--quick", action="store_true", help="fewer sizes and iterations (smoke test)")
     args = ap.parse_args()
     if not torch.cuda.is_available():
@@ -525,13 +712,13 @@ def main() -> int:
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "python": sys.version.split()[0],
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
         "command": "python3 bench/h2d_bench.py " + " ".join(sys.argv[1:]),
         "patterns": list(pats),
         "busy_ms": 100.0,
-        # 7, not 3: at 8cdcd4f the median of 3 put the reference at 1.93 ms for 16 MiB, where a
+        # 7, not 3: in one H200 run the median of 3 put the reference at 1.93 ms for 16 MiB, where a
         # replay with its phases timed gave 0.49-0.70 ms in 4 of 5 reps and one 6.66 ms outlier
-        # (reports/bench/2026-12-01_h200_57f9e8b_busy_phases)
+        # (measured on the H200; see docs/performance.md)
         "busy_reps": 7,
     }
 

@@ -1,6 +1,6 @@
 """Host preparation of small calls, no GPU: ``as_source_tensor`` and the device-generic half, us per call (timeit, best of 5).
 
-Issue 12: the reference's 1-16 element list calls were 1.3-1.4x vLLM's host time on the
+Why: the reference's 1-16 element list calls were 1.3-1.4x vLLM's host time on the
 H200. This times the host-side pieces that do not need CUDA: ``as_source_tensor`` (list,
 ndarray, tensor) and ``_prepare`` + ``_to_device`` towards the host (the device-generic
 path with its small pool), so two commits can be compared on any machine:
@@ -26,10 +26,16 @@ def us(fn, n: int = 20000) -> float:
 
 
 def main() -> None:
-    inputs = {"list n=1": [0], "list n=16": list(range(16)), "ndarray n=16": np.arange(16, dtype=np.int32), "tensor n=16": torch.arange(16, dtype=torch.int32)}
+    inputs = {
+        "list n=1": [0],
+        "list n=16": list(range(16)),
+        "ndarray n=16": np.arange(16, dtype=np.int32),
+        "tensor n=16": torch.arange(16, dtype=torch.int32),
+    }
     print("| input | as_source_tensor us | _prepare + _to_device(host) us |")
     print("|---|---|---|")
     for label, data in inputs.items():
+
         def whole(d=data):
             source, dtype, _ = _h2d._prepare(d, CPU, None, None, cpu_only=False)
             return _h2d._to_device(d, source, dtype, CPU, None, pin=False)

@@ -1,10 +1,10 @@
-"""How long one host ``copy_`` takes when other threads want the same cores (issue 12; no GPU needed).
+"""How long one host ``copy_`` takes when other threads want the same cores (no GPU needed).
 
 torch runs a host ``copy_`` of more than ``at::internal::GRAIN_SIZE`` (32,768) elements as
 one OpenMP parallel region over ``torch.get_num_threads()`` threads, and a region ends
 only when its slowest thread does. When every core already has a runnable thread, one
 of the team waits for a scheduler time slice and the whole copy with it. On the H200 host
-(16 cores) the staging trace of ef1e129 saw 5-8 ms per region with a second pytest worker
+(16 cores) a staging trace (``H2D_STAGING_TRACE``) saw 5-8 ms per region with a second pytest worker
 on the cores; this script measures the effect directly, on any machine, for payload sizes
 around the reference's staging sizes.
 
@@ -32,7 +32,7 @@ import torch
 SIZES = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20]
 
 
-def _spin(stop: "mp.synchronize.Event") -> None:
+def _spin(stop: mp.synchronize.Event) -> None:
     while not stop.is_set():
         pass
 
@@ -95,7 +95,9 @@ def main() -> int:
     ]
     for label, rows in (("quiet", quiet), ("contended", busy)):
         for r in rows:
-            cells = " | ".join(f"{r[k][0]:.1f} / {r[k][1]:.1f}" for k in ("torch_default", "torch_1_thread", "numpy_copyto"))
+            cells = " | ".join(
+                f"{r[k][0]:.1f} / {r[k][1]:.1f}" for k in ("torch_default", "torch_1_thread", "numpy_copyto")
+            )
             lines.append(f"| {r['bytes']:,} | {label} | {cells} |")
     text = "\n".join(lines) + "\n"
     print(text)

@@ -8,7 +8,20 @@ docs/contracts.md. A contract that needs what the target lacks raises
 :class:`NotApplicable`.
 """
 
-from . import bad_input, buffer, cpu_path, dtype, gpu, input_untouched, no_alias, no_target, out, reliability, values  # noqa: F401 - registers the properties
+from . import (  # noqa: F401 - registers the properties
+    bad_input,
+    buffer,
+    cpu_path,
+    dtype,
+    gpu,
+    input_untouched,
+    no_alias,
+    no_target,
+    out,
+    reliability,
+    sequence,
+    values,
+)
 from .describe import describe_call, describe_value
 from .registry import GPU_CONTRACTS, PROPERTIES, prop, run_property
 from .targets import BUILTIN_TARGETS, CAPABILITIES, INPUT_KINDS, Target, TargetLoadError, load_target
@@ -29,6 +42,7 @@ CATALOGUE = (
     "cpu-path",
     "bad-input",
     "input-untouched",
+    "sequence",
     "concurrency",
     "hygiene",
     "device-hygiene",

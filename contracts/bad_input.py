@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import h2d_contracts.strategies as hs
 import torch
 from hypothesis import strategies as st
-
-import h2d_contracts.strategies as hs
 
 from .calling import expect_raise
 from .checks import check
@@ -35,7 +34,6 @@ def check_bad_input(target: Target, data: Any, kwargs: dict[str, Any], raises: t
     expect_raise("bad-input", target, data, kwargs, raises, f"bad input {kind!r}")
 
 
-
 @prop("bad-input")
 def prop_bad_input_value_table(target: Target, device: torch.device, **overrides: Any) -> None:
     """bad-input: every value-range kind (NaN/inf/out of range/complex/unsigned) x list, ndarray, tensor x out=, dtype= (a table)."""
@@ -46,19 +44,28 @@ def prop_bad_input_value_table(target: Target, device: torch.device, **overrides
     for bad in hs.value_bad_inputs_table(device):
         if "out" in bad.kwargs and not with_out:
             continue
-        rows.row(check_bad_input, target, bad.data, bad.kwargs, bad.raises, f"{bad.kind} as a {type(bad.data).__name__} via {'out=' if 'out' in bad.kwargs else 'dtype='}")
+        rows.row(
+            check_bad_input,
+            target,
+            bad.data,
+            bad.kwargs,
+            bad.raises,
+            f"{bad.kind} as a {type(bad.data).__name__} via {'out=' if 'out' in bad.kwargs else 'dtype='}",
+        )
     rows.finish()
 
 
 @prop("bad-input")
-def prop_bad_input(target: Target, device: torch.device, kinds: tuple[str, ...] | None = None, **overrides: Any) -> None:
+def prop_bad_input(
+    target: Target, device: torch.device, kinds: tuple[str, ...] | None = None, **overrides: Any
+) -> None:
     """bad-input: each catalogue kind raises its documented exception type; out untouched."""
     require_device(target, device, "bad-input")
     seen = {"inside": 0, "outside": 0}
 
     def body(data: st.DataObject) -> None:
         bad = data.draw(hs.bad_inputs(device, kinds=kinds), label="bad input")
-        if not in_domain(target, bad.data):
+        if not in_domain(target, bad.data, bad.kwargs):
             seen["outside"] += 1  # data of a kind the target does not declare: not applicable
             return
         seen["inside"] += 1
@@ -66,5 +73,6 @@ def prop_bad_input(target: Target, device: torch.device, kinds: tuple[str, ...] 
 
     run_given(body, overrides, cap=10 if kinds and len(kinds) == 1 else None)
     if not seen["inside"] and seen["outside"]:
-        raise NotApplicable(f"bad-input {kinds or ''}: every drawn input lies outside target {target.name!r}'s declared inputs {sorted(target.inputs)}")
-
+        raise NotApplicable(
+            f"bad-input {kinds or ''}: every drawn input lies outside target {target.name!r}'s declared inputs {sorted(target.inputs)}"
+        )

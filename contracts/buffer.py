@@ -19,14 +19,20 @@ import math
 import re
 from typing import Any
 
+import h2d_contracts.strategies as hs
 import numpy as np
 import torch
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule, run_state_machine_as_test
-
-import h2d_contracts.strategies as hs
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
 
 from . import errors
 from .calling import synchronize
@@ -56,7 +62,9 @@ __all__ = [
 
 def _construct(target: Target, spec: dict[str, Any], device: torch.device) -> Any:
     target.require("buffer", "buffer")
-    return target.buffer_cls(*spec["size"], dtype=spec["dtype"], device=device, pin_memory=spec["pin_memory"], with_numpy=spec["with_numpy"])  # type: ignore[misc]
+    return target.buffer_cls(
+        *spec["size"], dtype=spec["dtype"], device=device, pin_memory=spec["pin_memory"], with_numpy=spec["with_numpy"]
+    )  # type: ignore[misc]
 
 
 def make_buffer(target: Target, spec: dict[str, Any], device: torch.device) -> Any:
@@ -72,8 +80,18 @@ def make_buffer(target: Target, spec: dict[str, Any], device: torch.device) -> A
     except NotApplicable:
         raise
     except Exception as exc:  # noqa: BLE001 - report what a valid construction raised
-        pinned = "" if target.pin_memory_available() else " (pinned memory is unavailable here: pin_memory=True must fall back to pageable)"
-        fail("buffer", f"a valid CpuGpuBuffer construction raised{pinned if spec['pin_memory'] else ''}", got=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}", expected="a buffer", call=repr_spec(spec, device))
+        pinned = (
+            ""
+            if target.pin_memory_available()
+            else " (pinned memory is unavailable here: pin_memory=True must fall back to pageable)"
+        )
+        fail(
+            "buffer",
+            f"a valid CpuGpuBuffer construction raised{pinned if spec['pin_memory'] else ''}",
+            got=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
+            expected="a buffer",
+            call=repr_spec(spec, device),
+        )
 
 
 def wait(buffer: Any) -> None:
@@ -136,16 +154,27 @@ def check_buffer_constructed(target: Target, args: tuple[Any, ...], kwargs: dict
     """buffer: ``CpuGpuBuffer(*args, **kwargs)`` as a user writes it (``with_numpy`` left to its documented default, sizes as
     numpy integers...) is what :func:`check_buffer_init` asks of a buffer of the same spec.
 
-    ``kwargs`` must hold ``dtype``, ``device`` and ``pin_memory`` (the design brief gives
-    ``pin_memory`` no default; vLLM <= 0.21 requires it).
+    ``kwargs`` must hold ``dtype``, ``device`` and ``pin_memory`` (a spec names
+    ``pin_memory`` explicitly: vLLM <= 0.21 requires it).
     """
     device = torch.device(kwargs["device"])
-    spec = {"size": tuple(int(a) for a in args), "dtype": kwargs["dtype"], "pin_memory": kwargs["pin_memory"], "with_numpy": kwargs.get("with_numpy", True)}
+    spec = {
+        "size": tuple(int(a) for a in args),
+        "dtype": kwargs["dtype"],
+        "pin_memory": kwargs["pin_memory"],
+        "with_numpy": kwargs.get("with_numpy", True),
+    }
     call = "CpuGpuBuffer(" + ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]) + ")"
     try:
         buf = target.buffer_cls(*args, **kwargs)  # type: ignore[misc]
     except Exception as exc:  # noqa: BLE001 - a valid construction must not raise
-        fail("buffer", "a valid CpuGpuBuffer construction raised", got=f"{type(exc).__name__}: {str(exc)[:200]}", expected="a buffer", call=call)
+        fail(
+            "buffer",
+            "a valid CpuGpuBuffer construction raised",
+            got=f"{type(exc).__name__}: {str(exc)[:200]}",
+            expected="a buffer",
+            call=call,
+        )
     return _judge_built(target, buf, spec, device, call)
 
 
@@ -153,13 +182,25 @@ def _judge_built(target: Target, buf: Any, spec: dict[str, Any], device: torch.d
     size = tuple(spec["size"])
     for name, t, dev in (("cpu", buf.cpu, torch.device("cpu")), ("gpu", buf.gpu, device)):
         if tuple(t.shape) != size or t.dtype != spec["dtype"]:
-            fail("buffer", f".{name} shape/dtype", got=(tuple(t.shape), t.dtype), expected=(size, spec["dtype"]), call=call)
+            fail(
+                "buffer",
+                f".{name} shape/dtype",
+                got=(tuple(t.shape), t.dtype),
+                expected=(size, spec["dtype"]),
+                call=call,
+            )
         if t.device.type != dev.type or (dev.type == "cuda" and t.device.index != dev.index):
             fail("buffer", f".{name} device", got=t.device, expected=dev, call=call)
     synchronize()
     for name, t in (("cpu", buf.cpu), ("gpu", buf.gpu)):
         if t.numel() and _bytes(t).any():
-            fail("buffer", f".{name} is not zero-initialised", got=f"{int((_bytes(t) != 0).sum())} non-zero bytes", expected="all zero", call=call)
+            fail(
+                "buffer",
+                f".{name} is not zero-initialised",
+                got=f"{int((_bytes(t) != 0).sum())} non-zero bytes",
+                expected="all zero",
+                call=call,
+            )
     want_pinned = bool(spec["pin_memory"]) and target.pin_memory_available()
     # A zero-byte tensor has no allocation, so torch reports it unpinned whatever was asked.
     if torch.cuda.is_available() and buf.cpu.numel() and buf.cpu.is_pinned() != want_pinned:
@@ -173,7 +214,13 @@ def _judge_built(target: Target, buf: Any, spec: dict[str, Any], device: torch.d
             flat = arr.reshape(-1)
             flat[-1] = flat[-1] + 1 if arr.dtype != np.bool_ else not flat[-1]
             if torch.equal(buf.cpu, before):
-                fail("buffer", "a write through .np is not visible in .cpu", got="no change", expected=".np aliases .cpu", call=call)
+                fail(
+                    "buffer",
+                    "a write through .np is not visible in .cpu",
+                    got="no change",
+                    expected=".np aliases .cpu",
+                    call=call,
+                )
             buf.cpu.copy_(before)
     return buf
 
@@ -188,7 +235,9 @@ def _names_one(exc: BaseException, names: tuple[str, ...]) -> bool:
 
 
 @check("buffer")
-def check_buffer_rejected(target: Target, args: tuple[Any, ...], kwargs: dict[str, Any], raises: type[BaseException], why: str) -> None:
+def check_buffer_rejected(
+    target: Target, args: tuple[Any, ...], kwargs: dict[str, Any], raises: type[BaseException], why: str
+) -> None:
     """buffer: invalid constructor arguments raise ``raises`` (``TypeError`` or ``ValueError``, never an assert) naming the argument.
 
     ``args``/``kwargs`` are passed to ``target.buffer_cls`` as given; ``why`` names the row
@@ -201,12 +250,30 @@ def check_buffer_rejected(target: Target, args: tuple[Any, ...], kwargs: dict[st
     except raises as exc:
         if not _names_one(exc, BUFFER_ARGUMENT_NAMES):
             # the brief: bad input gets "a clear exception naming the argument"
-            fail("buffer", "a bad constructor argument: the message names no argument", got=f"{why}: {type(exc).__name__}: {str(exc)[:200]!r}", expected=f"a message naming the argument at fault ({', '.join(BUFFER_ARGUMENT_NAMES)})", call=call)
+            fail(
+                "buffer",
+                "a bad constructor argument: the message names no argument",
+                got=f"{why}: {type(exc).__name__}: {str(exc)[:200]!r}",
+                expected=f"a message naming the argument at fault ({', '.join(BUFFER_ARGUMENT_NAMES)})",
+                call=call,
+            )
         return
     except Exception as exc:  # noqa: BLE001
         hint = " (an assert: gone under python -O)" if isinstance(exc, AssertionError) else ""
-        fail("buffer", f"a bad constructor argument: wrong exception type{hint}", got=f"{type(exc).__name__} ({why}): {str(exc)[:200]}", expected=raises.__name__, call=call)
-    fail("buffer", "a bad constructor argument: no exception", got=f"a buffer ({why})", expected=raises.__name__, call=call)
+        fail(
+            "buffer",
+            f"a bad constructor argument: wrong exception type{hint}",
+            got=f"{type(exc).__name__} ({why}): {str(exc)[:200]}",
+            expected=raises.__name__,
+            call=call,
+        )
+    fail(
+        "buffer",
+        "a bad constructor argument: no exception",
+        got=f"a buffer ({why})",
+        expected=raises.__name__,
+        call=call,
+    )
 
 
 @check("buffer")
@@ -218,14 +285,28 @@ def check_numpy_view_rejected(target: Target, spec: dict[str, Any], device: torc
         _construct(target, spec, device)
     except ValueError as exc:
         if not _names_one(exc, ("dtype", "with_numpy")):
-            fail("buffer", "numpy view of a dtype numpy lacks: the message names no argument", got=f"ValueError: {str(exc)[:200]!r}", expected="a message naming dtype or with_numpy", call=call)
+            fail(
+                "buffer",
+                "numpy view of a dtype numpy lacks: the message names no argument",
+                got=f"ValueError: {str(exc)[:200]!r}",
+                expected="a message naming dtype or with_numpy",
+                call=call,
+            )
         return
     except Exception as exc:  # noqa: BLE001
-        fail("buffer", "numpy view of a dtype numpy lacks: wrong exception type", got=f"{type(exc).__name__}: {exc}", expected="ValueError", call=call)
+        fail(
+            "buffer",
+            "numpy view of a dtype numpy lacks: wrong exception type",
+            got=f"{type(exc).__name__}: {exc}",
+            expected="ValueError",
+            call=call,
+        )
     fail("buffer", "numpy view of a dtype numpy lacks: no exception", got="a buffer", expected="ValueError", call=call)
 
 
-def _check_returned_rows(view: Any, side: torch.Tensor, name: str, rows: int, values: torch.Tensor | None, call: str) -> None:
+def _check_returned_rows(
+    view: Any, side: torch.Tensor, name: str, rows: int, values: torch.Tensor | None, call: str
+) -> None:
     """The value a copy returns: ``side[:rows]`` itself (a view of the destination's first rows, same device and
     storage), holding the copied rows."""
     __tracebackhide__ = True
@@ -233,14 +314,36 @@ def _check_returned_rows(view: Any, side: torch.Tensor, name: str, rows: int, va
         fail("buffer", "return value", got=type(view).__name__, expected=f"{name}[:{rows}] (a tensor)", call=call)
     want_shape = (rows, *side.shape[1:])
     if tuple(view.shape) != want_shape or view.dtype != side.dtype:
-        fail("buffer", "returned view shape/dtype", got=(tuple(view.shape), view.dtype), expected=(want_shape, side.dtype), call=call)
+        fail(
+            "buffer",
+            "returned view shape/dtype",
+            got=(tuple(view.shape), view.dtype),
+            expected=(want_shape, side.dtype),
+            call=call,
+        )
     if view.device != side.device:
-        fail("buffer", f"returned tensor's device (should be {name}'s)", got=view.device, expected=side.device, call=call)
-    same_memory = view.untyped_storage().data_ptr() == side.untyped_storage().data_ptr() and (not view.numel() or (view.data_ptr() == side.data_ptr() and view.stride() == side.stride()))
+        fail(
+            "buffer", f"returned tensor's device (should be {name}'s)", got=view.device, expected=side.device, call=call
+        )
+    same_memory = view.untyped_storage().data_ptr() == side.untyped_storage().data_ptr() and (
+        not view.numel() or (view.data_ptr() == side.data_ptr() and view.stride() == side.stride())
+    )
     if not same_memory:
-        fail("buffer", f"returned tensor is not a view of {name}'s first rows (a copy, or the other side's rows)", got=f"storage at {view.untyped_storage().data_ptr():#x}", expected=f"{name}'s storage at {side.untyped_storage().data_ptr():#x}", call=call)
+        fail(
+            "buffer",
+            f"returned tensor is not a view of {name}'s first rows (a copy, or the other side's rows)",
+            got=f"storage at {view.untyped_storage().data_ptr():#x}",
+            expected=f"{name}'s storage at {side.untyped_storage().data_ptr():#x}",
+            call=call,
+        )
     if values is not None and rows and not np.array_equal(_bytes(view), _bytes(values)[:rows]):
-        fail("buffer", f"values of the returned {name}[:{rows}]", got=_bytes(view)[:2].tolist(), expected=_bytes(values)[:2].tolist(), call=call)
+        fail(
+            "buffer",
+            f"values of the returned {name}[:{rows}]",
+            got=_bytes(view)[:2].tolist(),
+            expected=_bytes(values)[:2].tolist(),
+            call=call,
+        )
 
 
 def _row_count(n: Any, capacity: int) -> int:
@@ -248,7 +351,9 @@ def _row_count(n: Any, capacity: int) -> int:
 
 
 @check("buffer")
-def check_copy_to_gpu(target: Target, spec: dict[str, Any], device: torch.device, n: int | None, values: torch.Tensor) -> None:
+def check_copy_to_gpu(
+    target: Target, spec: dict[str, Any], device: torch.device, n: int | None, values: torch.Tensor
+) -> None:
     """buffer: on a fresh buffer of ``spec``, ``copy_to_gpu(n)`` copies exactly rows ``[0, n)`` of ``values`` (written to ``.cpu``),
     returns the ``n``-row view of ``.gpu`` and leaves its other rows as they were."""
     buf = make_buffer(target, spec, device)
@@ -269,14 +374,28 @@ def check_copy_to_gpu(target: Target, spec: dict[str, Any], device: torch.device
     got, want = _bytes(buf.gpu), _bytes(values)
     if not np.array_equal(got[:rows], want[:rows]):
         bad = int(np.nonzero((got[:rows] != want[:rows]).any(axis=1))[0][0])
-        fail("buffer", f"row {bad} of .gpu after copy_to_gpu({n})", got=got[bad].tolist(), expected=want[bad].tolist(), call=call)
+        fail(
+            "buffer",
+            f"row {bad} of .gpu after copy_to_gpu({n})",
+            got=got[bad].tolist(),
+            expected=want[bad].tolist(),
+            call=call,
+        )
     if not np.array_equal(got[rows:], before_gpu[rows:]):
         bad = rows + int(np.nonzero((got[rows:] != before_gpu[rows:]).any(axis=1))[0][0])
-        fail("buffer", f"row {bad} (>= n) of .gpu was written", got=got[bad].tolist(), expected=before_gpu[bad].tolist(), call=call)
+        fail(
+            "buffer",
+            f"row {bad} (>= n) of .gpu was written",
+            got=got[bad].tolist(),
+            expected=before_gpu[bad].tolist(),
+            call=call,
+        )
 
 
 @check("buffer")
-def check_copy_to_cpu(target: Target, spec: dict[str, Any], device: torch.device, n: int | None, values: torch.Tensor) -> None:
+def check_copy_to_cpu(
+    target: Target, spec: dict[str, Any], device: torch.device, n: int | None, values: torch.Tensor
+) -> None:
     """buffer: on a fresh buffer of ``spec``, ``copy_to_cpu(n)`` mirrors copy_to_gpu: after the documented wait rows ``[0, n)``
     of ``.cpu`` hold ``values`` (written to ``.gpu``), the rest untouched, and the ``n``-row view of ``.cpu`` is returned."""
     buf = make_buffer(target, spec, device)
@@ -296,17 +415,33 @@ def check_copy_to_cpu(target: Target, spec: dict[str, Any], device: torch.device
     got, want = _bytes(buf.cpu), _bytes(values)
     if not np.array_equal(got[:rows], want[:rows]):
         bad = int(np.nonzero((got[:rows] != want[:rows]).any(axis=1))[0][0])
-        fail("buffer", f"row {bad} of .cpu after copy_to_cpu({n}) and the documented wait", got=got[bad].tolist(), expected=want[bad].tolist(), call=call)
+        fail(
+            "buffer",
+            f"row {bad} of .cpu after copy_to_cpu({n}) and the documented wait",
+            got=got[bad].tolist(),
+            expected=want[bad].tolist(),
+            call=call,
+        )
     if not np.array_equal(got[rows:], before_cpu[rows:]):
         bad = rows + int(np.nonzero((got[rows:] != before_cpu[rows:]).any(axis=1))[0][0])
-        fail("buffer", f"row {bad} (>= n) of .cpu was written", got=got[bad].tolist(), expected=before_cpu[bad].tolist(), call=call)
+        fail(
+            "buffer",
+            f"row {bad} (>= n) of .cpu was written",
+            got=got[bad].tolist(),
+            expected=before_cpu[bad].tolist(),
+            call=call,
+        )
 
 
 @check("buffer")
 def check_row_count_rejected(target: Target, spec: dict[str, Any], device: torch.device, n: Any, method: str) -> None:
     """buffer: ``n`` outside ``[0, capacity]`` raises ``IndexError`` (a non-int ``n``: ``TypeError``) naming ``n``; nothing copied."""
     buf = make_buffer(target, spec, device)
-    raises = errors.ROW_COUNT_TYPE if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or isinstance(n, np.bool_) else errors.ROW_COUNT_RANGE
+    raises = (
+        errors.ROW_COUNT_TYPE
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or isinstance(n, np.bool_)
+        else errors.ROW_COUNT_RANGE
+    )
     synchronize()
     if buf.cpu.numel():
         buf.cpu.view(torch.uint8).fill_(0x11)
@@ -316,12 +451,30 @@ def check_row_count_rejected(target: Target, spec: dict[str, Any], device: torch
         getattr(buf, method)(n)
     except raises as exc:
         if not _names_one(exc, ("n",)):
-            fail("buffer", f"n={n!r} with capacity {buf.cpu.shape[0]}: the message names no argument", got=f"{type(exc).__name__}: {str(exc)[:200]!r}", expected="a message naming n", call=call)
+            fail(
+                "buffer",
+                f"n={n!r} with capacity {buf.cpu.shape[0]}: the message names no argument",
+                got=f"{type(exc).__name__}: {str(exc)[:200]!r}",
+                expected="a message naming n",
+                call=call,
+            )
     except Exception as exc:  # noqa: BLE001
         hint = " (an assert: gone under python -O)" if isinstance(exc, AssertionError) else ""
-        fail("buffer", f"n={n!r} with capacity {buf.cpu.shape[0]}: wrong exception type{hint}", got=f"{type(exc).__name__}: {exc}", expected=raises.__name__, call=call)
+        fail(
+            "buffer",
+            f"n={n!r} with capacity {buf.cpu.shape[0]}: wrong exception type{hint}",
+            got=f"{type(exc).__name__}: {exc}",
+            expected=raises.__name__,
+            call=call,
+        )
     else:
-        fail("buffer", f"n={n!r} with capacity {buf.cpu.shape[0]} accepted (Python slicing clamps it silently)", got="no exception", expected=raises.__name__, call=call)
+        fail(
+            "buffer",
+            f"n={n!r} with capacity {buf.cpu.shape[0]} accepted (Python slicing clamps it silently)",
+            got="no exception",
+            expected=raises.__name__,
+            call=call,
+        )
     synchronize()
     after = (_bytes(buf.cpu), _bytes(buf.gpu))
     if not (np.array_equal(before[0], after[0]) and np.array_equal(before[1], after[1])):
@@ -341,7 +494,13 @@ def check_roundtrip_bits(target: Target, spec: dict[str, Any], device: torch.dev
     buf.copy_to_cpu()
     wait(buf)
     if not np.array_equal(_bytes(buf.cpu), _bytes(values)):
-        fail("buffer", "round trip .cpu -> .gpu -> .cpu changed bits", got=_bytes(buf.cpu).tolist()[:4], expected=_bytes(values).tolist()[:4], call=call)
+        fail(
+            "buffer",
+            "round trip .cpu -> .gpu -> .cpu changed bits",
+            got=_bytes(buf.cpu).tolist()[:4],
+            expected=_bytes(values).tolist()[:4],
+            call=call,
+        )
 
 
 # --------------------------------------------------------------------------- op sequences
@@ -386,12 +545,26 @@ class _Model:
             except errors.ROW_COUNT_RANGE:
                 return
             except Exception as exc:  # noqa: BLE001
-                fail("buffer", f"{method}({n}) with capacity {self.rows}: wrong exception type", got=f"{type(exc).__name__}: {exc}", expected="IndexError", call=self.call)
-            fail("buffer", f"{method}({n}) with capacity {self.rows} accepted", got="no exception", expected="IndexError", call=self.call)
+                fail(
+                    "buffer",
+                    f"{method}({n}) with capacity {self.rows}: wrong exception type",
+                    got=f"{type(exc).__name__}: {exc}",
+                    expected="IndexError",
+                    call=self.call,
+                )
+            fail(
+                "buffer",
+                f"{method}({n}) with capacity {self.rows} accepted",
+                got="no exception",
+                expected="IndexError",
+                call=self.call,
+            )
         returned = getattr(self.buf, method)(n)
         rows = self.rows if n is None else n
         side = self.buf.gpu if method == "copy_to_gpu" else self.buf.cpu
-        _check_returned_rows(returned, side, ".gpu" if method == "copy_to_gpu" else ".cpu", rows, None, f"{self.call}.{method}({n})")
+        _check_returned_rows(
+            returned, side, ".gpu" if method == "copy_to_gpu" else ".cpu", rows, None, f"{self.call}.{method}({n})"
+        )
         if self.aliased:
             return
         if method == "copy_to_gpu":
@@ -406,9 +579,21 @@ class _Model:
             got = _bytes(t)
             if not np.array_equal(got, model):
                 bad = int(np.nonzero((got != model).any(axis=1))[0][0])
-                fail("buffer", f"op sequence: row {bad} of .{side} differs from the numpy model", got=got[bad].tolist(), expected=model[bad].tolist(), call=self.call)
+                fail(
+                    "buffer",
+                    f"op sequence: row {bad} of .{side} differs from the numpy model",
+                    got=got[bad].tolist(),
+                    expected=model[bad].tolist(),
+                    call=self.call,
+                )
         if self.spec["with_numpy"] and self.buf.cpu.numel() and not np.shares_memory(self.buf.np, self.buf.cpu.numpy()):
-            fail("buffer", "op sequence: .np no longer aliases .cpu", got="separate memory", expected="shared", call=self.call)
+            fail(
+                "buffer",
+                "op sequence: .np no longer aliases .cpu",
+                got="separate memory",
+                expected="shared",
+                call=self.call,
+            )
 
 
 @check("buffer")
@@ -425,7 +610,9 @@ def check_buffer_ops(target: Target, spec: dict[str, Any], device: torch.device,
         model.apply(op)
 
 
-def buffer_state_machine(target: Target, device: torch.device, specs: st.SearchStrategy[dict[str, Any]], values_for: Any) -> type[RuleBasedStateMachine]:
+def buffer_state_machine(
+    target: Target, device: torch.device, specs: st.SearchStrategy[dict[str, Any]], values_for: Any
+) -> type[RuleBasedStateMachine]:
     """A Hypothesis state machine of ops on one ``target.buffer_cls`` on ``device``, against a numpy model.
 
     - specs: strategy of buffer keyword dicts (see ``strategies.buffer_specs``).
@@ -456,7 +643,11 @@ def buffer_state_machine(target: Target, device: torch.device, specs: st.SearchS
         def _rows(self, data: st.DataObject) -> tuple[int, int, torch.Tensor]:
             lo = data.draw(st.integers(0, self.model.rows - 1), label="first row")
             hi = data.draw(st.integers(lo + 1, self.model.rows), label="end row")
-            return lo, hi, data.draw(values_for(self.spec["dtype"], (hi - lo, *self.spec["size"][1:])), label="row values")
+            return (
+                lo,
+                hi,
+                data.draw(values_for(self.spec["dtype"], (hi - lo, *self.spec["size"][1:])), label="row values"),
+            )
 
         @precondition(lambda self: self.model is not None and self.model.rows > 0)
         @rule(data=st.data())
@@ -589,16 +780,16 @@ def prop_buffer_copy(target: Target, device: torch.device, **overrides: Any) -> 
 
 @prop("buffer")
 def prop_buffer_copy_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
-    """buffer: capacities 1-1000 (past 64 and 128) with n in {0, 1, capacity-1, capacity}, both directions (a table)."""
+    """buffer: capacities 1-4097 (past 64, 128, 1024 and 4096) with n in {0, 1, 300, capacity-1, capacity}, both directions (a table)."""
     require_device(target, device, "buffer")
     target.require("buffer", "buffer")
     del overrides  # deterministic: every size every run
     rows = Rows("buffer copy sizes")
-    for capacity in (1, 63, 64, 65, 132, 1000):
+    for capacity in (1, 63, 64, 65, 132, 1000, 1025, 4097):
         # pinning asked for at odd capacities, whether or not this host has pinned memory (fallback: pageable)
         spec = {"size": (capacity, 3), "dtype": torch.int32, "pin_memory": capacity % 2 == 1, "with_numpy": True}
         values = torch.arange(capacity * 3, dtype=torch.int32).view(capacity, 3) + 1
-        for n in sorted({0, 1, capacity - 1, capacity}):
+        for n in sorted({0, 1, capacity - 1, capacity} | ({300} if capacity > 300 else set())):
             for copy in (check_copy_to_gpu, check_copy_to_cpu):
                 rows.row(copy, target, spec, device, n, values)
     rows.finish()
@@ -613,7 +804,9 @@ def prop_buffer_bad_rows(target: Target, device: torch.device, **overrides: Any)
     def body(data: st.DataObject) -> None:
         spec = data.draw(hs.buffer_specs(), label="buffer")
         # Not integer row counts, though operator.index or slicing may take some of them.
-        not_ints = st.sampled_from([1.0, True, np.bool_(True), "1", torch.tensor(True), torch.tensor([1]), torch.tensor(1.0)])
+        not_ints = st.sampled_from(
+            [1.0, True, np.bool_(True), "1", torch.tensor(True), torch.tensor([1]), torch.tensor(1.0)]
+        )
         n = data.draw(hs.row_counts(spec["size"][0], valid=False) | not_ints, label="n")
         method = data.draw(st.sampled_from(["copy_to_gpu", "copy_to_cpu"]), label="method")
         check_row_count_rejected(target, spec, device, n, method)

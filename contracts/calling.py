@@ -3,8 +3,8 @@
 Shared by the contract areas (``contracts/values.py``, ``out.py``, ...). A valid call that
 raises, or returns something that is not a tensor, is a violation of the calling
 contract; an expected refusal must raise exactly the documented type, leave ``out``
-untouched and name the argument at fault (the design brief: "a clear exception naming
-the argument").
+untouched and name the argument at fault (docs/reference.md: errors name the
+argument).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from .describe import describe_call
-from .violations import fail
+from .violations import NotApplicable, fail
 
 __all__ = [
     "ARGUMENT_NAMES",
@@ -68,25 +68,62 @@ def check_device(contract: str, result: torch.Tensor, device: torch.device, call
         fail(contract, "result device", got=got, expected=device, call=call)
 
 
+def domain_kwargs(target: Any, data: Any, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` completed into the target's domain: ``dtype`` added (the resolved one) when the target requires it.
+
+    For contracts that write their own valid calls (``{"device": device}``): against a
+    function that takes ``dtype`` as a required argument (SGLang's ``async_h2d``, vLLM <=
+    0.23) the same call names the dtype it would resolve to anyway (docs/reference.md:
+    ``dtype=``, else ``out.dtype``, else the data's own), so the result the contract
+    expects is unchanged. ``kwargs`` itself is not modified.
+    """
+    if "dtype" in getattr(target, "requires", ()) and kwargs.get("dtype") is None:
+        from .oracle import resolve_dtype
+
+        return {**kwargs, "dtype": resolve_dtype(data, kwargs)}
+    return kwargs
+
+
 def call_valid(contract: str, target: Any, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
     """Call the target on a *valid* input: an exception or a non-tensor result is a violation of ``contract``."""
     __tracebackhide__ = True
+    if hasattr(target, "accepts_call") and not target.accepts_call(kwargs):
+        missing = sorted(k for k in target.requires if kwargs.get(k) is None)
+        raise NotApplicable(f"{contract}: a call without {', '.join(missing)}, which target {target.name!r} requires")
     try:
         result = target.call(data, kwargs)
     except Exception as exc:  # noqa: BLE001 - a valid call must not raise; report what it raised
-        fail(contract, "a valid call raised", got=f"{type(exc).__name__}: {exc}", expected="a tensor", call=describe_call(data, kwargs, fn=target.fn_name))
+        fail(
+            contract,
+            "a valid call raised",
+            got=f"{type(exc).__name__}: {exc}",
+            expected="a tensor",
+            call=describe_call(data, kwargs, fn=target.fn_name),
+        )
     if not isinstance(result, torch.Tensor):
-        fail(contract, "return type", got=type(result).__name__, expected="torch.Tensor", call=describe_call(data, kwargs, fn=target.fn_name))
+        fail(
+            contract,
+            "return type",
+            got=type(result).__name__,
+            expected="torch.Tensor",
+            call=describe_call(data, kwargs, fn=target.fn_name),
+        )
     return result
 
 
 def names_argument(target: Any, message: str, names: tuple[str, ...] = ARGUMENT_NAMES) -> bool:
     """Whether ``message`` names one of ``names`` (whole word), or the target's own name for one (:attr:`Target.arg_names`)."""
-    spelled = {alias for name in names for alias in (target.argument_names(name) if hasattr(target, "argument_names") else (name,))}
+    spelled = {
+        alias
+        for name in names
+        for alias in (target.argument_names(name) if hasattr(target, "argument_names") else (name,))
+    }
     return any(re.search(rf"\b{re.escape(name)}\b", message) for name in spelled)
 
 
-def expect_raise(contract: str, target: Any, data: Any, kwargs: dict[str, Any], raises: type[BaseException], why: str) -> BaseException:
+def expect_raise(
+    contract: str, target: Any, data: Any, kwargs: dict[str, Any], raises: type[BaseException], why: str
+) -> BaseException:
     """Call the target, require exactly the documented exception type, ``out`` untouched, a message naming an argument."""
     __tracebackhide__ = True
     call = describe_call(data, kwargs, fn=target.fn_name)
@@ -99,15 +136,33 @@ def expect_raise(contract: str, target: Any, data: Any, kwargs: dict[str, Any], 
         caught: BaseException = exc
     except Exception as exc:  # noqa: BLE001 - any other type is the failure being reported
         hint = " (an assert: gone under python -O)" if isinstance(exc, AssertionError) else ""
-        fail(contract, f"{why}: wrong exception type{hint}", got=f"{type(exc).__name__}: {exc}", expected=raises.__name__, call=call)
+        fail(
+            contract,
+            f"{why}: wrong exception type{hint}",
+            got=f"{type(exc).__name__}: {exc}",
+            expected=raises.__name__,
+            call=call,
+        )
     else:
         fail(contract, f"{why}: no exception", got="a result", expected=raises.__name__, call=call)
     if out is not None:
         changed = int((before != raw_storage(out)).sum())
         if changed:
-            fail(contract, f"{why}: the failed call wrote into out ({changed} bytes changed)", got="out modified", expected="out untouched", call=call)
+            fail(
+                contract,
+                f"{why}: the failed call wrote into out ({changed} bytes changed)",
+                got="out modified",
+                expected="out untouched",
+                call=call,
+            )
     if not names_argument(target, str(caught)):
-        fail(contract, f"{why}: the message names no argument", got=f"{type(caught).__name__}: {str(caught)[:200]!r}", expected=f"a message naming the argument at fault ({', '.join(ARGUMENT_NAMES)})", call=call)
+        fail(
+            contract,
+            f"{why}: the message names no argument",
+            got=f"{type(caught).__name__}: {str(caught)[:200]!r}",
+            expected=f"a message naming the argument at fault ({', '.join(ARGUMENT_NAMES)})",
+            call=call,
+        )
     return caught
 
 

@@ -24,13 +24,15 @@ from __future__ import annotations
 import functools
 import inspect
 import threading
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 import torch
 
+from .domain import data_kind, in_domain
 from .repro import Captured, capture
-from .violations import ContractViolation, KitError, NotApplicable, TargetTimeout
+from .violations import ContractViolation, KitError, NotApplicable, OutOfDomain
 
 __all__ = ["CHECKS", "check", "current_call", "input_class", "reproduce"]
 
@@ -47,7 +49,9 @@ CHECKS: dict[str, str] = {}
 class _Frame:
     __slots__ = ("func", "contract", "target", "captured", "args", "kwargs")
 
-    def __init__(self, func: Callable[..., Any], contract: str, target: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    def __init__(
+        self, func: Callable[..., Any], contract: str, target: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> None:
         self.func, self.contract, self.target = func, contract, target
         self.args, self.kwargs = args, kwargs
         self.captured: Captured | None = None
@@ -70,9 +74,14 @@ class _Frame:
             return
         header = "\n".join(f"# {line}" for line in str(exc).splitlines()[:6])
         try:
-            script, problem = self.captured.script(check_module=self.func.__module__, check_name=self.func.__name__, spec=spec, header=header)
+            script, problem = self.captured.script(
+                check_module=self.func.__module__, check_name=self.func.__name__, spec=spec, header=header
+            )
         except Exception as error:  # noqa: BLE001 - never let the reproduction hide the violation
-            script, problem = f"# the reproduction could not be written: {type(error).__name__}: {error}\n", "not written"
+            script, problem = (
+                f"# the reproduction could not be written: {type(error).__name__}: {error}\n",
+                "not written",
+            )
         exc.repro = script
         if problem:
             exc.repro_problem = problem  # type: ignore[attr-defined]
@@ -82,13 +91,37 @@ def _stack() -> list[_Frame]:
     return _STACKS.setdefault(threading.get_ident(), [])
 
 
-def check(contract: str) -> Callable[[F], F]:
-    """Mark ``check_*(target, ...)`` as a check of catalogue id ``contract`` (see the module docstring)."""
+def check(contract: str, *, valid_call: bool = False) -> Callable[[F], F]:
+    """Mark ``check_*(target, ...)`` as a check of catalogue id ``contract`` (see the module docstring).
+
+    ``valid_call``: the check makes one valid call ``(target, data, kwargs, ...)``; against a
+    target that requires ``dtype`` (:attr:`~contracts.targets.Target.requires`) a call
+    without it is completed with the dtype it resolves to (:func:`contracts.calling.domain_kwargs`)
+    before the check runs, so its reproduction shows the call as made.
+    """
 
     def decorate(func: F) -> F:
         @functools.wraps(func)
         def wrapper(target: Any, *args: Any, **kwargs: Any) -> Any:
             __tracebackhide__ = True
+            if valid_call and len(args) >= 2 and isinstance(args[1], dict):
+                from .calling import domain_kwargs
+
+                args = (args[0], domain_kwargs(target, args[0], args[1]), *args[2:])
+            if takes_data and args and hasattr(target, "inputs"):
+                call_kwargs = args[1] if len(args) >= 2 and isinstance(args[1], dict) else None
+                if not in_domain(target, args[0], call_kwargs):
+                    # the function does not declare this input (Target.inputs / requires): never a pass or a fault
+                    raise OutOfDomain(
+                        f"{func.__name__}: data of kind {data_kind(args[0])!r}"
+                        + (
+                            f" or a call without {sorted(k for k in target.requires if call_kwargs.get(k) is None)}"
+                            if call_kwargs is not None and not target.accepts_call(call_kwargs)
+                            else ""
+                        )
+                        + f" lies outside target {getattr(target, 'name', '?')!r}'s declared inputs {sorted(target.inputs)}"
+                        + (f" (requires {sorted(target.requires)})" if getattr(target, "requires", None) else "")
+                    )
             frame = _Frame(func, contract, target, args, kwargs)
             stack = _stack()
             stack.append(frame)
@@ -100,7 +133,10 @@ def check(contract: str) -> Callable[[F], F]:
             except (NotApplicable, KitError):
                 raise
             except Exception as exc:  # noqa: BLE001 - see the module docstring
-                violation = ContractViolation(contract, f"{func.__name__} could not complete: the call raised {type(exc).__name__}: {str(exc)[:500]}")
+                violation = ContractViolation(
+                    contract,
+                    f"{func.__name__} could not complete: the call raised {type(exc).__name__}: {str(exc)[:500]}",
+                )
                 frame.attach(violation)
                 raise violation from exc
             finally:
@@ -109,13 +145,16 @@ def check(contract: str) -> Callable[[F], F]:
         wrapper.contract = contract  # type: ignore[attr-defined]
         CHECKS[func.__name__] = contract
         params = list(inspect.signature(func).parameters)
-        wrapper.takes_data = len(params) > 1 and params[1] == "data"  # type: ignore[attr-defined]
+        takes_data = len(params) > 1 and params[1] == "data"
+        wrapper.takes_data = takes_data  # type: ignore[attr-defined]
         return wrapper  # type: ignore[return-value]
 
     return decorate
 
 
-def reproduce(exc: ContractViolation, func: Callable[..., Any], target: Any, *args: Any, **kwargs: Any) -> ContractViolation:
+def reproduce(
+    exc: ContractViolation, func: Callable[..., Any], target: Any, *args: Any, **kwargs: Any
+) -> ContractViolation:
     """Give ``exc`` the reproduction of calling the check ``func(target, *args, **kwargs)`` (unless it has one), and return it.
 
     For violations found outside a single check call, e.g. by a state machine whose steps

@@ -9,13 +9,12 @@ both messages).
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable
-
-import torch
-
-from hypothesis import strategies as st
+from collections.abc import Callable
+from typing import Any
 
 import h2d_contracts.strategies as hs
+import torch
+from hypothesis import strategies as st
 
 from .calling import has_bytes, raw_storage
 from .checks import check
@@ -47,14 +46,22 @@ def check_cpu_path_agrees(target: Target, data: Any, kwargs: dict[str, Any]) -> 
         kw_main["out"] = kwargs["out"].clone()
         kw_cpu["out"] = kwargs["out"].clone()
     data_cpu = copy.deepcopy(data) if isinstance(data, (list, tuple)) else data
-    before = raw_storage(kw_main["out"]) if has_bytes(kwargs.get("out")) else None  # a sparse, nested or meta out has none
+    before = (
+        raw_storage(kw_main["out"]) if has_bytes(kwargs.get("out")) else None
+    )  # a sparse, nested or meta out has none
     main = _outcome(target.async_tensor_h2d, data, kw_main)
     cpu = _outcome(target.cpu_variant, data_cpu, kw_cpu)
     if main[0] == "raised" or cpu[0] == "raised":
         if main[0] != cpu[0]:
             who = "the main path" if main[0] == "raised" else "the CPU variant"
             exc = main[1] if main[0] == "raised" else cpu[1]
-            fail("cpu-path", f"only {who} raised", got=f"{type(exc).__name__}: {exc}", expected="both succeed or both raise", call=call)
+            fail(
+                "cpu-path",
+                f"only {who} raised",
+                got=f"{type(exc).__name__}: {exc}",
+                expected="both succeed or both raise",
+                call=call,
+            )
         if type(main[1]) is not type(cpu[1]):
             fail(
                 "cpu-path",
@@ -66,15 +73,35 @@ def check_cpu_path_agrees(target: Target, data: Any, kwargs: dict[str, Any]) -> 
         if before is not None:
             for name, kw in (("main path", kw_main), ("CPU variant", kw_cpu)):
                 if not torch.equal(raw_storage(kw["out"]), before):
-                    fail("cpu-path", f"the {name} wrote into out before raising", got="out modified", expected="untouched", call=call)
+                    fail(
+                        "cpu-path",
+                        f"the {name} wrote into out before raising",
+                        got="out modified",
+                        expected="untouched",
+                        call=call,
+                    )
         return
     got, want = cpu[1], main[1]
     if not (has_bytes(got) and has_bytes(want)):
         # results without readable bytes (a meta or nested tensor: what a call that should have been
         # refused can return): agreement is on what they are, not on values
-        described = [(type(r).__name__, getattr(r, "dtype", None), tuple(getattr(r, "shape", ())) if not getattr(r, "is_nested", False) else "nested", str(getattr(r, "device", ""))) for r in (got, want)]
+        described = [
+            (
+                type(r).__name__,
+                getattr(r, "dtype", None),
+                tuple(getattr(r, "shape", ())) if not getattr(r, "is_nested", False) else "nested",
+                str(getattr(r, "device", "")),
+            )
+            for r in (got, want)
+        ]
         if described[0] != described[1]:
-            fail("cpu-path", "the two paths return different things", got=f"CPU variant {described[0]}", expected=f"the main path's {described[1]}", call=call)
+            fail(
+                "cpu-path",
+                "the two paths return different things",
+                got=f"CPU variant {described[0]}",
+                expected=f"the main path's {described[1]}",
+                call=call,
+            )
         return
     assert_same_values(got, want.cpu(), contract="cpu-path", call=call + "  # CPU variant vs main path")
 
@@ -88,11 +115,10 @@ def prop_cpu_path(target: Target, device: torch.device, **overrides: Any) -> Non
     def body(data: st.DataObject) -> None:
         if data.draw(st.booleans(), label="bad input"):
             bad = data.draw(hs.bad_inputs(cpu), label="bad")
-            if in_domain(target, bad.data):
+            if in_domain(target, bad.data, bad.kwargs):
                 check_cpu_path_agrees(target, bad.data, bad.kwargs)
         else:
-            call = data.draw(hs.h2d_calls(cpu, inputs=target.inputs), label="call")
+            call = data.draw(hs.h2d_calls(cpu, inputs=target.inputs, requires=target.requires), label="call")
             check_cpu_path_agrees(target, call.data, call.kwargs)
 
     run_given(body, overrides)
-

@@ -15,13 +15,22 @@ from typing import Any
 import numpy as np
 import torch
 
-__all__ = ["LITERAL_MAX_ELEMENTS", "pattern_expr", "describe_call", "describe_value", "large_array_expr", "large_tensor_expr", "literal"]
+__all__ = [
+    "LITERAL_MAX_ELEMENTS",
+    "LazyCall",
+    "pattern_expr",
+    "describe_call",
+    "describe_value",
+    "large_array_expr",
+    "large_tensor_expr",
+    "literal",
+]
 
 
 #: Inputs with more elements than this (256: a few kB of text at most) are described by how to rebuild them (a verified
 #: ``torch.full`` / ``torch.arange`` / repeated-pattern constructor, or a summary with a
 #: checksum), never element by element: building a report costs O(1) Python work in the
-#: input's size (issue 10: a 16 MiB tensor printed through ``tolist()`` under Hypothesis's
+#: input's size (once a 16 MiB tensor printed through ``tolist()`` under Hypothesis's
 #: explain phase kept a GPU run busy for minutes and it wrote no report).
 LITERAL_MAX_ELEMENTS = 256
 #: Periods tried for a repeated pattern (bool masks such as ``arange % 2 == 0``).
@@ -68,7 +77,11 @@ def pattern_expr(flat: np.ndarray, make: str) -> str | None:
     computed in int64 or float64 and cast. Vectorised: O(n) in C, O(1) in Python.
     """
     n = flat.size
-    bits = flat.view(f"u{flat.dtype.itemsize}") if flat.dtype.kind in "fcb" and flat.dtype.itemsize in (1, 2, 4, 8) else flat
+    bits = (
+        flat.view(f"u{flat.dtype.itemsize}")
+        if flat.dtype.kind in "fcb" and flat.dtype.itemsize in (1, 2, 4, 8)
+        else flat
+    )
     for period in range(1, min(_MAX_PERIOD, n) + 1):
         if (n <= period or bits[period] == bits[0]) and np.array_equal(bits, np.resize(bits[:period], n)):
             return f"np.resize({make.format(literal(flat[:period].tolist()))}, {n})"
@@ -77,7 +90,9 @@ def pattern_expr(flat: np.ndarray, make: str) -> str | None:
         start, step = flat[:2].astype(wide).tolist()
         step = step - start
         with np.errstate(all="ignore"):
-            candidate = (np.arange(n, dtype=wide) * np.array(step, dtype=wide) + np.array(start, dtype=wide)).astype(flat.dtype)
+            candidate = (np.arange(n, dtype=wide) * np.array(step, dtype=wide) + np.array(start, dtype=wide)).astype(
+                flat.dtype
+            )
         if np.array_equal(candidate.view(bits.dtype), bits):
             return f"(np.arange({n}, dtype=np.{wide}) * {literal(step)} + {literal(start)}).astype('{flat.dtype.str}')"
     return None
@@ -99,7 +114,9 @@ def _summary(flat: np.ndarray) -> str:
 def large_array_expr(arr: np.ndarray) -> str:
     """Rebuild a large ndarray's values (C order, its dtype, its shape) by a short expression, else summarise it."""
     flat = np.ascontiguousarray(arr).reshape(-1)
-    if flat.dtype.kind in "fc" and flat.dtype.itemsize <= 8 and np.isnan(flat).any():  # keep NaN payloads: through the bits
+    if (
+        flat.dtype.kind in "fc" and flat.dtype.itemsize <= 8 and np.isnan(flat).any()
+    ):  # keep NaN payloads: through the bits
         bits = flat.view(f"u{flat.dtype.itemsize}")
         expr = pattern_expr(bits, "np.array({}, dtype='" + bits.dtype.str + "')")
         expr = None if expr is None else f"{expr}.view('{flat.dtype.str}')"
@@ -114,10 +131,17 @@ def large_tensor_expr(host: torch.Tensor) -> str:
     """Like :func:`large_array_expr` for a host tensor; dtypes numpy lacks go through their bits."""
     flat = host.detach().reshape(-1).contiguous()
     name = str(flat.dtype)
-    if flat.dtype in (torch.bfloat16, torch.complex32) or "float8" in name or flat.is_complex() or (flat.is_floating_point() and bool(torch.isnan(flat).any())):
+    if (
+        flat.dtype in (torch.bfloat16, torch.complex32)
+        or "float8" in name
+        or flat.is_complex()
+        or (flat.is_floating_point() and bool(torch.isnan(flat).any()))
+    ):
         real = torch.view_as_real(flat) if flat.is_complex() else flat
         width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[real.element_size()]
-        inner = pattern_expr(real.reshape(-1).view(width).numpy(), "np.array({}, dtype='" + np.dtype(str(width).split(".")[1]).str + "')")
+        inner = pattern_expr(
+            real.reshape(-1).view(width).numpy(), "np.array({}, dtype='" + np.dtype(str(width).split(".")[1]).str + "')"
+        )
         if inner is None:
             return _summary(real.reshape(-1).view(width).numpy()) + f" (bits of {flat.dtype})"
         expr = f"torch.from_numpy({inner}).view({real.dtype})"
@@ -237,6 +261,29 @@ def describe_value(obj: Any) -> str:
     return repr(obj)
 
 
+class LazyCall:
+    """:func:`describe_call` made only when a failure message needs it (``str()``): a passing row of a size table costs nothing.
+
+    The arguments are described as they are when the text is made; checks that mutate
+    their inputs before failing describe them eagerly instead.
+    """
+
+    __slots__ = ("_args", "_text")
+
+    def __init__(self, data: Any, kwargs: dict[str, Any], fn: str = "async_tensor_h2d") -> None:
+        self._args: tuple[Any, dict[str, Any], str] | None = (data, dict(kwargs), fn)
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        if self._text is None and self._args is not None:
+            data, kwargs, fn = self._args
+            self._text, self._args = describe_call(data, kwargs, fn=fn), None
+        return self._text or ""
+
+    def __bool__(self) -> bool:
+        return True
+
+
 def describe_call(data: Any, kwargs: dict[str, Any], fn: str = "async_tensor_h2d") -> str:
     """``fn(data, device=..., dtype=..., out=...)`` as Python source (each argument described once)."""
     described = [("data", describe_value(data)), *((k, describe_value(v)) for k, v in kwargs.items())]
@@ -258,7 +305,12 @@ def _memory_shared_with_out(data: Any, out: Any) -> str:
             lo = data.__array_interface__["data"][0]
             if base <= lo < base + out.untyped_storage().nbytes():
                 return f"data is a view of out's storage, starting {lo - base} bytes into it (e.g. base = torch.zeros(...); out = base[1:]; data = base.numpy()[:-1])"
-        if isinstance(data, torch.Tensor) and data.device.type == "cpu" and data.numel() and data.untyped_storage().data_ptr() == out.untyped_storage().data_ptr():
+        if (
+            isinstance(data, torch.Tensor)
+            and data.device.type == "cpu"
+            and data.numel()
+            and data.untyped_storage().data_ptr() == out.untyped_storage().data_ptr()
+        ):
             return f"data and out are views of one storage (data at element offset {data.storage_offset()}, out at {out.storage_offset()})"
     except Exception:  # noqa: BLE001 - a note must never break a report
         return ""

@@ -20,33 +20,42 @@ _skipped = [0]
 
 
 def data_kind(data: Any) -> str:
-    """The input kind of ``data``: ``list``, ``tuple`` (a tuple anywhere in it), ``list-of-arrays``, ``ndarray``, ``tensor``,
-    ``scalar`` (0-d: a Python or numpy scalar, a 0-d array or tensor), or ``other`` (None, a string, a dict...: never a valid
-    input of any kind, so a refusal of it is judged for every target)."""
+    """The input kind of ``data``: ``list``, ``tuple`` (a tuple anywhere in it), ``list-of-arrays``, ``ndarray`` (any
+    dimensions, 0-d included), ``tensor`` (the same), ``scalar`` (a bare Python or numpy scalar), or ``other`` (None, a
+    string, a dict...: never a valid input of any kind, so a refusal of it is judged for every target)."""
     if isinstance(data, (list, tuple)):
+        # One C-level pass per container (the set of its elements' types), recursing only into
+        # containers: a million-element list costs milliseconds, not a Python loop per element.
         stack: list[Any] = [data]
         tuples = False
         while stack:
             item = stack.pop()
-            if isinstance(item, (np.ndarray, torch.Tensor)):
-                return "list-of-arrays"
             if isinstance(item, tuple):
                 tuples = True
-            if isinstance(item, (list, tuple)):
-                stack.extend(item)
+            types = set(map(type, item))
+            if any(issubclass(t, (np.ndarray, torch.Tensor)) for t in types):
+                return "list-of-arrays"
+            if any(issubclass(t, (list, tuple)) for t in types):
+                stack.extend(x for x in item if isinstance(x, (list, tuple)))
         return "tuple" if tuples else "list"
     if isinstance(data, np.ndarray):
-        return "scalar" if data.ndim == 0 else "ndarray"
+        return "ndarray"
     if isinstance(data, torch.Tensor):
-        return "scalar" if data.dim() == 0 and data.layout == torch.strided and not data.is_nested else "tensor"
+        return "tensor"
     if isinstance(data, (bool, int, float, complex, np.generic)):
         return "scalar"
     return "other"
 
 
-def in_domain(target: Any, data: Any) -> bool:
-    """Whether a call with ``data`` lies inside ``target``'s declared inputs (``other`` always does)."""
+def in_domain(target: Any, data: Any, kwargs: dict[str, Any] | None = None) -> bool:
+    """Whether a call with ``data`` (and ``kwargs``, when given) lies inside ``target``'s declared domain.
+
+    ``data`` of kind ``other`` always does; ``kwargs`` must hold every argument the target
+    requires (:attr:`~contracts.targets.Target.requires`).
+    """
     kind = data_kind(data)
+    if kwargs is not None and not all(kwargs.get(k) is not None for k in getattr(target, "requires", ())):
+        return False
     return kind == "other" or kind in getattr(target, "inputs", ())
 
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import h2d_contracts.strategies as hs
 import torch
 from hypothesis import strategies as st
-
-import h2d_contracts.strategies as hs
 
 from . import errors
 from .calling import call_valid, expect_raise, synchronize
@@ -35,7 +34,13 @@ def check_dtype_resolution(target: Target, data: Any, kwargs: dict[str, Any]) ->
     result = call_valid("dtype", target, data, kwargs)
     synchronize()
     if result.dtype != expected:
-        source = "dtype=" if kwargs.get("dtype") is not None else "out.dtype" if kwargs.get("out") is not None else "the data's own dtype"
+        source = (
+            "dtype="
+            if kwargs.get("dtype") is not None
+            else "out.dtype"
+            if kwargs.get("out") is not None
+            else "the data's own dtype"
+        )
         fail("dtype", f"result dtype (should come from {source})", got=result.dtype, expected=expected, call=call)
 
 
@@ -46,7 +51,6 @@ def check_dtype_mismatch_rejected(target: Target, data: Any, kwargs: dict[str, A
     expect_raise("dtype", target, data, kwargs, errors.DTYPE_MISMATCH, "dtype disagrees with out.dtype")
 
 
-
 @prop("dtype")
 def prop_dtype_resolution(target: Target, device: torch.device, **overrides: Any) -> None:
     """dtype: explicit dtype, else out.dtype, else the data's own."""
@@ -54,7 +58,9 @@ def prop_dtype_resolution(target: Target, device: torch.device, **overrides: Any
     want_out = None if "out" in target.capabilities else False
 
     def body(data: st.DataObject) -> None:
-        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, out=want_out), label="call")
+        call = data.draw(
+            hs.h2d_calls(device, inputs=target.inputs, requires=target.requires, out=want_out), label="call"
+        )
         check_dtype_resolution(target, call.data, call.kwargs)
 
     run_given(body, overrides)
@@ -67,10 +73,11 @@ def prop_dtype_mismatch(target: Target, device: torch.device, **overrides: Any) 
     target.require("out", "dtype")
 
     def body(data: st.DataObject) -> None:
-        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, out=True, dtype=False), label="call")
+        call = data.draw(
+            hs.h2d_calls(device, inputs=target.inputs, requires=target.requires, out=True, dtype=False), label="call"
+        )
         out_dtype = call.kwargs["out"].dtype
         other = data.draw(hs.torch_dtypes().filter(lambda d: d != out_dtype), label="mismatching dtype")
         check_dtype_mismatch_rejected(target, call.data, {**call.kwargs, "dtype": other})
 
     run_given(body, overrides)
-

@@ -65,10 +65,10 @@ BAD_INPUT_KINDS: dict[str, type[BaseException]] = {
     "device-bool": TypeError,
     # found by the new-user trial (2026-11-30)
     "out-as-strided-overlap": ValueError,
-    # the contract suite's mutation run (3c72ac6): an overlap only the strides' accumulated reach reveals
+    # the contract suite's mutation run: an overlap only the strides' accumulated reach reveals
     "out-as-strided-overlap-3d": ValueError,
     "out-aliases-data": ValueError,
-    # held-out round 1 (issue 9): the same overlap with data an ndarray view of out's storage
+    # found by held-out testing: the same overlap with data an ndarray view of out's storage
     "out-aliases-data-array": ValueError,
     "nested-tensor-data": TypeError,
     "decimal-element": TypeError,
@@ -76,18 +76,18 @@ BAD_INPUT_KINDS: dict[str, type[BaseException]] = {
     "mixed-sign-huge-ints": ValueError,
     "out-inference-tensor": ValueError,
     "out-unsupported-dtype": TypeError,
-    # issue 9: unsigned targets (drawn over every carrier and route, like every value kind)
+    # unsigned targets (drawn over every carrier and route, like every value kind)
     "negative-into-unsigned": ValueError,
     "beyond-unsigned-range": ValueError,
-    # held-out round 1 (issue 9, b04): the first float past an integer dtype's range (2.0**63 into int64)
+    # found by held-out testing: the first float past an integer dtype's range (2.0**63 into int64)
     "float-just-past-int-range": ValueError,
     # mutation run of the contract suite: uint64 values past int64's max, into signed dtypes
     "uint64-beyond-int64": ValueError,
-    # GPU mutation run of the device half (79c9cc9): device spellings no kind drew
+    # GPU mutation run of the device half: device spellings no kind drew
     "negative-device-index": ValueError,
     "cpu-device-index": ValueError,
-    # the contract suite's mutation run of 0264e68: refusals that no kind reached (their
-    # messages could be None unnoticed); triaged survivors in reports/mutation/README.md
+    # the contract suite's mutation run: refusals that no kind reached (their messages
+    # could be None unnoticed: mutmut's mutants that replace a message by None survived)
     "unsupported-dtype": TypeError,
     "sparse-out": TypeError,
     "nested-out": TypeError,

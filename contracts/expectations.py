@@ -20,7 +20,8 @@ contract-wide entry; for a node id in the whole failure text (violations and oth
 errors), optional. ``if=`` makes the entry apply only where every condition holds:
 ``cuda`` / ``no-cuda``, ``pinned`` / ``no-pinned`` (pinned host memory available),
 ``multi-gpu``, ``torch>=X`` / ``torch<X`` (one file that holds on a CPU-only CI machine
-and on a GPU machine with another torch). Entries whose conditions do not hold are
+and on a GPU machine with another torch), ``version>=X`` / ``version<X`` (the target's
+version: one file for every release of an engine). Entries whose conditions do not hold are
 inactive: ignored, and counted in the header.
 
 Strict: a failing test is "xfailed" only if a node-id entry matching it covers it, or
@@ -42,9 +43,10 @@ body calls (from :data:`contracts.registry.PROPERTIES`), or those named by
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 __all__ = [
     "CONDITIONS",
@@ -89,25 +91,40 @@ def machine_facts() -> dict[str, Any]:
     from .targets import torch_pin_memory_available
 
     cuda = torch.cuda.is_available()
-    return {"cuda": cuda, "pinned": torch_pin_memory_available() if cuda else False, "multi-gpu": cuda and torch.cuda.device_count() >= 2, "torch": torch.__version__}
+    return {
+        "cuda": cuda,
+        "pinned": torch_pin_memory_available() if cuda else False,
+        "multi-gpu": cuda and torch.cuda.device_count() >= 2,
+        "torch": torch.__version__,
+    }
 
 
 def condition_holds(condition: str, facts: dict[str, Any]) -> bool:
     """Evaluate one ``if=`` condition; ValueError for an unknown one."""
-    from packaging.version import Version
+    from packaging.version import InvalidVersion, Version
 
-    m = re.fullmatch(r"torch(>=|<)(\d+(?:\.\d+)*)", condition)
+    m = re.fullmatch(r"(torch|version)(>=|<)(\d+(?:\.\d+)*)", condition)
     if m:
-        have = Version(Version(str(facts["torch"])).base_version)
-        return have >= Version(m.group(2)) if m.group(1) == ">=" else have < Version(m.group(2))
+        what, op, bound = m.groups()
+        try:
+            have = Version(Version(str(facts.get(what))).base_version)
+        except InvalidVersion:
+            raise ValueError(
+                f"{condition!r}: the {'target' if what == 'version' else 'torch'} version {facts.get(what)!r} is not a version number"
+            ) from None
+        return have >= Version(bound) if op == ">=" else have < Version(bound)
     if condition.startswith("no-") and condition[3:] in facts:
         return not facts[condition[3:]]
-    if condition in facts and condition != "torch":
+    if condition in facts and condition not in ("torch", "version"):
         return bool(facts[condition])
-    raise ValueError(f"unknown condition {condition!r}: use one of {', '.join(CONDITIONS)}, torch>=X, torch<X")
+    raise ValueError(
+        f"unknown condition {condition!r}: use one of {', '.join(CONDITIONS)}, torch>=X, torch<X, version>=X, version<X"
+    )
 
 
-def load_xfails(path: str | Path, catalogue: Iterable[str], facts: dict[str, Any] | None = None) -> tuple[list[XfailEntry], int]:
+def load_xfails(
+    path: str | Path, catalogue: Iterable[str], facts: dict[str, Any] | None = None
+) -> tuple[list[XfailEntry], int]:
     """Parse an expectations file: (active entries, number of inactive ones); ValueError naming the line for a bad one.
 
     ``facts`` (default :func:`machine_facts`) decides which ``if=`` entries are active.
@@ -125,12 +142,16 @@ def load_xfails(path: str | Path, catalogue: Iterable[str], facts: dict[str, Any
         head, sep, reason = line.partition("#")
         tokens, reason = head.split(), reason.strip()
         if not sep or not reason or not tokens:
-            raise ValueError(f"{where}: expected 'node-id-prefix-or-contract-id [match=REGEX] [if=COND,...]  # one-line reason', got {raw!r}")
+            raise ValueError(
+                f"{where}: expected 'node-id-prefix-or-contract-id [match=REGEX] [if=COND,...]  # one-line reason', got {raw!r}"
+            )
         pattern, options = tokens[0], dict.fromkeys(("match", "if"))
         for token in tokens[1:]:
             key, eq, value = token.partition("=")
             if not eq or key not in options or not value or options[key] is not None:
-                raise ValueError(f"{where}: {token!r} is not 'match=REGEX' or 'if=COND,...' (once each; a regex has no spaces: write \\s)")
+                raise ValueError(
+                    f"{where}: {token!r} is not 'match=REGEX' or 'if=COND,...' (once each; a regex has no spaces: write \\s)"
+                )
             options[key] = value
         if options["match"] is not None:
             try:
@@ -138,7 +159,9 @@ def load_xfails(path: str | Path, catalogue: Iterable[str], facts: dict[str, Any
             except re.error as exc:
                 raise ValueError(f"{where}: match={options['match']!r} is not a regular expression: {exc}") from None
         elif pattern in ids:
-            raise ValueError(f"{where}: a contract-wide entry must say which failure it expects: add match=REGEX (a pattern of its message)")
+            raise ValueError(
+                f"{where}: a contract-wide entry must say which failure it expects: add match=REGEX (a pattern of its message)"
+            )
         conditions = tuple(options["if"].split(",")) if options["if"] else ()
         try:
             active = all(condition_holds(c, facts) for c in conditions)
@@ -147,7 +170,9 @@ def load_xfails(path: str | Path, catalogue: Iterable[str], facts: dict[str, Any
         if not active:
             inactive += 1
             continue
-        entries.append(XfailEntry(pattern, reason, f"{path.as_posix()}:{lineno}", pattern in ids, options["match"], conditions))
+        entries.append(
+            XfailEntry(pattern, reason, f"{path.as_posix()}:{lineno}", pattern in ids, options["match"], conditions)
+        )
     return entries, inactive
 
 
@@ -156,14 +181,18 @@ def match_xfails(nodeid: str, contract_ids: set[str], entries: list[XfailEntry])
     return [e for e in entries if (e.pattern in contract_ids if e.is_contract else nodeid.startswith(e.pattern))]
 
 
-def with_violated(matched: list[XfailEntry], violations: list[dict[str, Any]], entries: list[XfailEntry]) -> list[XfailEntry]:
+def with_violated(
+    matched: list[XfailEntry], violations: list[dict[str, Any]], entries: list[XfailEntry]
+) -> list[XfailEntry]:
     """``matched`` plus the contract entries of every contract a violation names: a test can violate a
     contract through a helper the static mapping of tests to contracts cannot see."""
     violated = {v["contract"] for v in violations}
     return matched + [e for e in entries if e.is_contract and e.pattern in violated and e not in matched]
 
 
-def expected_failure(matched: list[XfailEntry], violations: list[dict[str, Any]], errors: list[str]) -> list[XfailEntry]:
+def expected_failure(
+    matched: list[XfailEntry], violations: list[dict[str, Any]], errors: list[str]
+) -> list[XfailEntry]:
     """The entries that cover a failure (empty: it is UNEXPECTED).
 
     Covered by a node-id entry whose ``match`` finds the whole failure text, or else
@@ -181,8 +210,6 @@ def expected_failure(matched: list[XfailEntry], violations: list[dict[str, Any]]
             return []
         used += [e for e in hits if e not in used]
     return used
-
-
 
 
 # --------------------------------------------------------------------------- renamed tests
@@ -258,10 +285,12 @@ def translate_renamed(entries: list[XfailEntry]) -> tuple[list[XfailEntry], list
         old = next((o for o in olds if entry.pattern.startswith(o)), None)
         if old is None:
             if entry.pattern.startswith("tests/test_h2d.py"):
-                notes.append(f"{entry.source}: {entry.pattern!r}: tests/test_h2d.py was split into one file per contract area (tests/test_values.py, test_out.py, ...); name the test there")
+                notes.append(
+                    f"{entry.source}: {entry.pattern!r}: tests/test_h2d.py was split into one file per contract area (tests/test_values.py, test_out.py, ...); name the test there"
+                )
             out.append(entry)
             continue
-        new = RENAMED_TESTS[old] + entry.pattern[len(old):]
+        new = RENAMED_TESTS[old] + entry.pattern[len(old) :]
         notes.append(f"{entry.source}: the test id {entry.pattern!r} is now {new!r} (translated; write the new id)")
         out.append(dataclasses.replace(entry, pattern=new))
     return out, notes

@@ -1,6 +1,6 @@
 """Contracts that only mean something on CUDA: staging, non-blocking, snapshot, stream, device-hygiene.
 
-Techniques (measured on an H200, ``../shared/probes``):
+Techniques (measured on an H200):
 
 - a busy stream: ``torch.cuda._sleep(cycles)`` queues a spin kernel; cycles per ms are
   calibrated with CUDA events per device, never hard-coded;
@@ -12,7 +12,7 @@ Techniques (measured on an H200, ``../shared/probes``):
 The non-blocking contract is the kit's one timing-based check: the call must return
 within ``NONBLOCKING_FRACTION`` of a ``BUSY_MS`` busy period, a wide margin: a
 pageable "non_blocking" copy of >= 4 MB blocked ~60 ms behind a busy stream on the
-H200, a staged one returned in 0.2-1.3 ms at every size up to 64 MB (the design brief, ../shared/DESIGN.md).
+H200, a staged one returned in 0.2-1.3 ms at every size up to 64 MB (measured on an H200; docs/reference.md).
 """
 
 from __future__ import annotations
@@ -21,16 +21,15 @@ import math
 import statistics
 import time
 import warnings
-from typing import Any, Callable
-
-import numpy as np
-import torch
-
-from hypothesis import strategies as st
+from collections.abc import Callable
+from typing import Any
 
 import h2d_contracts.strategies as hs
+import numpy as np
+import torch
+from hypothesis import strategies as st
 
-from .buffer import buffer_values, make_buffer, repr_spec, wait
+from .buffer import buffer_values, make_buffer, repr_spec
 from .calling import call_valid, mutate, synchronize
 from .checks import check
 from .describe import describe_call, describe_value
@@ -60,7 +59,7 @@ __all__ = [
     "requires_cuda",
 ]
 
-#: Work queued on the stream before the timed call, in ms (design brief ../shared/DESIGN.md: "~100 ms").
+#: Work queued on the stream before the timed call, in ms (the ~100 ms the design specifies; docs/reference.md).
 BUSY_MS = 100.0
 #: The call must return within this fraction of BUSY_MS (20 ms): 15x the slowest staged
 #: return measured on the H200 (1.3 ms at 64 MB), a fifth of what a blocking copy costs.
@@ -119,7 +118,7 @@ def memcpy_kinds(fn: Callable[[], Any]) -> tuple[list[str], Any]:
     return names, result
 
 
-@check("staging")
+@check("staging", valid_call=True)
 def check_staging(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     """staging: every H2D DMA of the call reads pinned memory (no "Pageable -> Device" memcpy)."""
     device = resolve_device(kwargs)
@@ -131,22 +130,36 @@ def check_staging(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     h2d = [n for n in names if "HtoD" in n]
     pageable = [n for n in h2d if "Pageable" in n]
     if pageable:
-        fail("staging", "H2D copy read pageable memory (the non_blocking copy can block the host)", got=h2d, expected="only 'Pinned -> Device' memcpys", call=call)
+        fail(
+            "staging",
+            "H2D copy read pageable memory (the non_blocking copy can block the host)",
+            got=h2d,
+            expected="only 'Pinned -> Device' memcpys",
+            call=call,
+        )
     if result.numel() and not h2d:
-        fail("staging", "no H2D memcpy seen for a non-empty input", got=names, expected="at least one 'Memcpy HtoD'", call=call)
+        fail(
+            "staging",
+            "no H2D memcpy seen for a non-empty input",
+            got=names,
+            expected="at least one 'Memcpy HtoD'",
+            call=call,
+        )
 
 
 _HOST_COUNTERS = ("active_requests.allocated", "allocations.allocated")
 
 
-@check("staging")
+@check("staging", valid_call=True)
 def check_pinned_not_restaged(target: Target, data: torch.Tensor, kwargs: dict[str, Any]) -> None:
     """staging: an already pinned, dense input (contiguous or a permutation of it) of the target dtype is DMA'd as is (no new pinned buffer)."""
     device = resolve_device(kwargs)
     requires_cuda(target, "staging", device)
     call = describe_call(data, kwargs)
     if not (data.is_pinned() and dense_layout(data) and data.dtype == resolve_dtype(data, kwargs)):
-        raise ValueError(f"check_pinned_not_restaged needs a pinned dense input of the target dtype, got {describe_value(data)}")
+        raise ValueError(
+            f"check_pinned_not_restaged needs a pinned dense input of the target dtype, got {describe_value(data)}"
+        )
     call_valid("staging", target, data, kwargs)  # warm-up: lazy initialisation is not the call's cost
     synchronize()
     before = torch.cuda.host_memory_stats()
@@ -154,12 +167,24 @@ def check_pinned_not_restaged(target: Target, data: torch.Tensor, kwargs: dict[s
     after = torch.cuda.host_memory_stats()
     grew = {k: after.get(k, 0) - before.get(k, 0) for k in _HOST_COUNTERS if after.get(k, 0) != before.get(k, 0)}
     if grew:
-        fail("staging", "an already pinned input was copied into a new pinned buffer", got=f"host allocator requests {grew}", expected="no pinned allocation", call=call)
+        fail(
+            "staging",
+            "an already pinned input was copied into a new pinned buffer",
+            got=f"host allocator requests {grew}",
+            expected="no pinned allocation",
+            call=call,
+        )
     if data.numel() and [n for n in names if "HtoD" in n] != ["Memcpy HtoD (Pinned -> Device)"]:
-        fail("staging", "an already pinned input should be copied by exactly one pinned DMA", got=names, expected="['Memcpy HtoD (Pinned -> Device)']", call=call)
+        fail(
+            "staging",
+            "an already pinned input should be copied by exactly one pinned DMA",
+            got=names,
+            expected="['Memcpy HtoD (Pinned -> Device)']",
+            call=call,
+        )
 
 
-@check("non-blocking")
+@check("non-blocking", valid_call=True)
 def check_non_blocking(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = BUSY_MS) -> float:
     """non-blocking: with ``busy_ms`` of work queued on the stream, the call returns within ``NONBLOCKING_FRACTION`` of it.
 
@@ -173,7 +198,9 @@ def check_non_blocking(target: Target, data: Any, kwargs: dict[str, Any], *, bus
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     call_valid("non-blocking", target, data, kwargs)
     synchronize()
-    result, host_ms, still_busy = _timed_behind_busy(lambda: call_valid("non-blocking", target, data, kwargs), device, busy_ms)
+    result, host_ms, still_busy = _timed_behind_busy(
+        lambda: call_valid("non-blocking", target, data, kwargs), device, busy_ms
+    )
     if not torch.equal(result, expected.to(result.device)):  # fast and right (device compare; report on mismatch)
         assert_same_values(result, expected, contract="non-blocking", call=call)
     _fail_if_blocked("the call", host_ms, still_busy, busy_ms, call)
@@ -210,7 +237,15 @@ def _fail_if_blocked(what: str, host_ms: float, still_busy: bool, busy_ms: float
 
 
 @check("non-blocking")
-def check_buffer_non_blocking(target: Target, spec: dict[str, Any], device: torch.device, n: int | None, direction: str, *, busy_ms: float = BUSY_MS) -> float:
+def check_buffer_non_blocking(
+    target: Target,
+    spec: dict[str, Any],
+    device: torch.device,
+    n: int | None,
+    direction: str,
+    *,
+    busy_ms: float = BUSY_MS,
+) -> float:
     """non-blocking (CpuGpuBuffer): ``copy_to_gpu(n)`` / ``copy_to_cpu(n)`` of a pinned ``.cpu`` return at once behind a busy stream.
 
     ``direction`` is ``"copy_to_gpu"`` or ``"copy_to_cpu"``; ``n=None`` calls it without
@@ -225,7 +260,9 @@ def check_buffer_non_blocking(target: Target, spec: dict[str, Any], device: torc
     target.require("buffer", "non-blocking")
     buffer = make_buffer(target, spec, device)
     buffer.cpu.copy_(torch.arange(buffer.cpu.numel(), dtype=torch.int64).view(buffer.cpu.shape).to(buffer.cpu.dtype))
-    buffer.gpu.copy_(-torch.arange(buffer.gpu.numel(), dtype=torch.int64, device=device).view(buffer.gpu.shape).to(buffer.gpu.dtype))
+    buffer.gpu.copy_(
+        -torch.arange(buffer.gpu.numel(), dtype=torch.int64, device=device).view(buffer.gpu.shape).to(buffer.gpu.dtype)
+    )
     args = () if n is None else (n,)
     what = f"{direction}({'' if n is None else n})"
     call = f"{repr_spec(spec, device)}.{what}"
@@ -239,7 +276,13 @@ def check_buffer_non_blocking(target: Target, spec: dict[str, Any], device: torc
     _, host_ms, still_busy = _timed_behind_busy(lambda: copy(*args), device, busy_ms)
     got, want = _bits(dst[:n].cpu()), _bits(src[:n].cpu())
     if not torch.equal(got, want):
-        fail("non-blocking", f"after {what} and the documented wait, the rows differ", got=got.flatten()[:16].tolist(), expected=want.flatten()[:16].tolist(), call=call)
+        fail(
+            "non-blocking",
+            f"after {what} and the documented wait, the rows differ",
+            got=got.flatten()[:16].tolist(),
+            expected=want.flatten()[:16].tolist(),
+            call=call,
+        )
     _fail_if_blocked(direction, host_ms, still_busy, busy_ms, call)
     return host_ms
 
@@ -260,7 +303,7 @@ def dense_layout(t: torch.Tensor) -> bool:
 def staged_kind(data: Any, kwargs: dict[str, Any]) -> bool:
     """Inputs a target must snapshot: everything but a pinned tensor of the target dtype.
 
-    DESIGN.md: "an already pinned input is not copied again". A dense one (contiguous,
+    docs/reference.md (zero-copy): an already pinned input is not copied again. A dense one (contiguous,
     ``.t()``, channels-last) is DMA'd as it lies; a view with gaps may be DMA'd as its byte
     span and gathered on the device (the reference does so up to a span of 4x its
     payload) or staged: both are correct, so no snapshot is required of it. A pinned input
@@ -271,13 +314,15 @@ def staged_kind(data: Any, kwargs: dict[str, Any]) -> bool:
     return not (data.is_pinned() and data.dtype == resolve_dtype(data, kwargs))
 
 
-@check("snapshot")
+@check("snapshot", valid_call=True)
 def check_snapshot(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:
     """snapshot: overwriting a staged source right after the call (copy still queued) never changes the result."""
     device = resolve_device(kwargs)
     requires_cuda(target, "snapshot", device)
     if not staged_kind(data, kwargs):
-        raise ValueError("check_snapshot is for staged inputs; a pinned input of the target dtype may be read in place (check_pinned_hazard)")
+        raise ValueError(
+            "check_snapshot is for staged inputs; a pinned input of the target dtype may be read in place (check_pinned_hazard)"
+        )
     call = describe_call(data, kwargs)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     synchronize()
@@ -308,8 +353,12 @@ def check_back_to_back(target: Target, data: Any, kwargs: dict[str, Any], *, bus
     r1 = call_valid("snapshot", target, data, kwargs)
     r2 = call_valid("snapshot", target, second, kwargs2)
     synchronize()
-    assert_same_values(r1, exp1, contract="snapshot", call=call + "  # followed at once by a second call with other values")
-    assert_same_values(r2, exp2, contract="snapshot", call=describe_call(second, kwargs2) + "  # the second of two back-to-back calls")
+    assert_same_values(
+        r1, exp1, contract="snapshot", call=call + "  # followed at once by a second call with other values"
+    )
+    assert_same_values(
+        r2, exp2, contract="snapshot", call=describe_call(second, kwargs2) + "  # the second of two back-to-back calls"
+    )
 
 
 def _complement(data: Any) -> Any:
@@ -350,7 +399,9 @@ def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, An
     torch.cuda.current_stream(device).synchronize()
     mutate(data)
     synchronize()
-    assert_same_values(result, original, contract="snapshot", call=call + "  # overwritten after current_stream().synchronize()")
+    assert_same_values(
+        result, original, contract="snapshot", call=call + "  # overwritten after current_stream().synchronize()"
+    )
     # (a) no wait: the device sees the overwrite (zero-copy, as documented).
     overwritten = expected_tensor(data, dtype)
     if data.numel() == 0 or torch.equal(_bits(overwritten), _bits(original)):
@@ -378,7 +429,9 @@ def _bits(t: torch.Tensor) -> torch.Tensor:
 
 
 @check("snapshot")
-def check_buffer_hazard(target: Target, spec: dict[str, Any], device: torch.device, values: torch.Tensor, n: int, *, busy_ms: float = 50.0) -> None:
+def check_buffer_hazard(
+    target: Target, spec: dict[str, Any], device: torch.device, values: torch.Tensor, n: int, *, busy_ms: float = 50.0
+) -> None:
     """snapshot (CpuGpuBuffer): rows written to ``.cpu`` after ``copy_to_gpu(n)`` reach ``.gpu`` unless waited for.
 
     (a) documented wait (current stream synchronize) then overwrite: ``.gpu[:n]`` keeps
@@ -399,7 +452,9 @@ def check_buffer_hazard(target: Target, spec: dict[str, Any], device: torch.devi
     torch.cuda.current_stream(device).synchronize()
     bits ^= mask
     synchronize()
-    assert_same_values(view, original, contract="snapshot", call=call + "  # .cpu overwritten after current_stream().synchronize()")
+    assert_same_values(
+        view, original, contract="snapshot", call=call + "  # .cpu overwritten after current_stream().synchronize()"
+    )
     if n == 0 or buffer.cpu[0].numel() == 0:
         return
     busy(busy_ms, device)
@@ -408,11 +463,19 @@ def check_buffer_hazard(target: Target, spec: dict[str, Any], device: torch.devi
     overwritten = buffer.cpu[:n].clone()
     synchronize()
     if not torch.equal(_bits(view.cpu()), _bits(overwritten)):
-        fail("snapshot", "rows of .cpu overwritten before the queued copy ran did not reach .gpu: the documented hazard (and zero-copy) does not hold", got="earlier values", expected="the overwritten values", call=call)
+        fail(
+            "snapshot",
+            "rows of .cpu overwritten before the queued copy ran did not reach .gpu: the documented hazard (and zero-copy) does not hold",
+            got="earlier values",
+            expected="the overwritten values",
+            call=call,
+        )
 
 
 @check("stream")
-def check_stream_out(target: Target, data: Any, kwargs: dict[str, Any], *, current_device: int | None = None, busy_ms: float = 50.0) -> None:
+def check_stream_out(
+    target: Target, data: Any, kwargs: dict[str, Any], *, current_device: int | None = None, busy_ms: float = 50.0
+) -> None:
     """stream: the copy into ``out`` is ordered on the *current* stream of ``out``'s device.
 
     On a side stream ``s``: queue spin work, then a fill of ``out`` with a sentinel, then
@@ -441,7 +504,7 @@ def check_stream_out(target: Target, data: Any, kwargs: dict[str, Any], *, curre
     assert_same_values(result, expected, contract="stream", call=call)
 
 
-@check("stream")
+@check("stream", valid_call=True)
 def check_stream_no_out(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = 200.0) -> None:
     """stream: without ``out``, the copy runs on the current (side) stream, not behind the busy default stream.
 
@@ -467,11 +530,15 @@ def check_stream_no_out(target: Target, data: Any, kwargs: dict[str, Any], *, bu
         side.synchronize()
         if done.query():
             synchronize()
-            raise NotApplicable(f"stream: inconclusive, the {busy_ms:.0f} ms busy period ended before the call returned")
+            raise NotApplicable(
+                f"stream: inconclusive, the {busy_ms:.0f} ms busy period ended before the call returned"
+            )
         seen = result.to("cpu")  # a D2H on the side stream, ordered after the side stream's H2D only
         torch.cuda.current_stream(device).synchronize()
     synchronize()
-    assert_same_values(seen, expected, contract="stream", call=call + "  # read on the side stream while the default stream was busy")
+    assert_same_values(
+        seen, expected, contract="stream", call=call + "  # read on the side stream while the default stream was busy"
+    )
 
 
 # --------------------------------------------------------------------------- device-hygiene
@@ -531,9 +598,9 @@ def check_device_hygiene(target: Target, index: int, *, timeout_s: float = 240.0
     copies. Then, for every other device, ``torch._C._cuda_hasPrimaryContext(j)`` must be
     False and ``torch.cuda.memory_allocated(j)`` 0. Returns the script's findings.
 
-    Source: issue 10 (a 2x H200 run at 370e4cb: the reference made a context on
-    ``cuda:0`` when asked only for ``cuda:1``; on a multi-GPU server every worker then
-    holds memory on GPU 0).
+    Source: a 2x H200 run in which the reference made a context on ``cuda:0`` when
+    asked only for ``cuda:1`` (on a multi-GPU server every worker then holds memory on
+    GPU 0).
 
     Raises:
         NotApplicable: fewer than two CUDA devices, or a target built in-process (no spec).
@@ -542,15 +609,24 @@ def check_device_hygiene(target: Target, index: int, *, timeout_s: float = 240.0
     if not torch.cuda.is_available() or torch.cuda.device_count() < 2:
         raise NotApplicable("device-hygiene needs 2 CUDA devices")
     if not target.spec:
-        raise NotApplicable(f"device-hygiene loads the target in a fresh process by its --h2d-impl spec; target {target.name!r} has none")
+        raise NotApplicable(
+            f"device-hygiene loads the target in a fresh process by its --h2d-impl spec; target {target.name!r} has none"
+        )
     found = run_fresh("device-hygiene", _HYGIENE_SCRIPT, [target.spec, str(index)], "H2D-HYGIENE ", timeout_s=timeout_s)
     calls = "; ".join(c for c, _ in found["steps"])
-    touched = {j: (found["contexts"][j], found["allocated"][j]) for j in found["contexts"] if found["contexts"][j] or found["allocated"][j]}
+    touched = {
+        j: (found["contexts"][j], found["allocated"][j])
+        for j in found["contexts"]
+        if found["contexts"][j] or found["allocated"][j]
+    }
     if touched:
         fail(
             "device-hygiene",
             f"calls aimed at cuda:{index} touched other devices (fresh process)",
-            got=", ".join(f"cuda:{j}: {'a CUDA context' if ctx else 'no context'}, {mem} bytes allocated" for j, (ctx, mem) in touched.items()),
+            got=", ".join(
+                f"cuda:{j}: {'a CUDA context' if ctx else 'no context'}, {mem} bytes allocated"
+                for j, (ctx, mem) in touched.items()
+            ),
             expected="no context and 0 bytes on every other device",
             call=calls,
         )
@@ -566,7 +642,15 @@ def prop_staging(target: Target, device: torch.device, **overrides: Any) -> None
     requires_cuda(target, "staging", device)
 
     def body(data: st.DataObject) -> None:
-        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, out=None if "out" in target.capabilities else False), label="call")
+        call = data.draw(
+            hs.h2d_calls(
+                device,
+                inputs=target.inputs,
+                requires=target.requires,
+                out=None if "out" in target.capabilities else False,
+            ),
+            label="call",
+        )
         check_staging(target, call.data, call.kwargs)
 
     run_given(body, overrides, cap=25)
@@ -579,23 +663,30 @@ def prop_staging_strided_pinned(target: Target, device: torch.device, **override
 
     def body(data: st.DataObject) -> None:
         layout = data.draw(st.sampled_from(["transposed", "sliced", "expanded"]), label="layout")
-        t = data.draw(hs.cpu_tensors(shape=hs.shapes(min_dims=2, min_side=2), pinned=True, layout=layout), label="pinned view")
+        t = data.draw(
+            hs.cpu_tensors(shape=hs.shapes(min_dims=2, min_side=2), pinned=True, layout=layout), label="pinned view"
+        )
         check_staging(target, t, {"device": device})
 
     run_given(body, overrides, cap=15)
 
 
 #: Tensor layouts whose elements fill their bytes (a permutation of contiguous): a pinned
-#: input in one of them is DMA'd as it lies, never staged again (DESIGN.md: "an already
-#: pinned input is not copied again"); the staging and snapshot contracts draw them.
+#: input in one of them is DMA'd as it lies, never staged again (docs/reference.md: an already
+#: pinned input is not copied again); the staging and snapshot contracts draw them.
 DENSE_LAYOUTS = ("contiguous", "transposed", "channels_last")
 
 
 #: Dense permutations of two to four dimensions, every side >= 2, as a table: random shapes
 #: rarely have three sides > 1, and a density rule that holds for two dimensions only
-#: (``expected = size`` for ``expected *= size``) survived them in the GPU mutation run of
-#: 79c9cc9 (reports/mutation/).
-DENSE_PERMUTED_TABLE = (((5, 3), "transposed"), ((2, 3, 4), "transposed"), ((2, 3, 4, 5), "transposed"), ((2, 3, 4, 5), "channels_last"))
+#: (``expected = size`` for ``expected *= size``) survived them in the GPU mutation
+#: run.
+DENSE_PERMUTED_TABLE = (
+    ((5, 3), "transposed"),
+    ((2, 3, 4), "transposed"),
+    ((2, 3, 4, 5), "transposed"),
+    ((2, 3, 4, 5), "channels_last"),
+)
 
 
 @prop("staging")
@@ -608,16 +699,24 @@ def prop_pinned_not_restaged(target: Target, device: torch.device, **overrides: 
 
     def body(data: st.DataObject) -> None:
         layout = data.draw(st.sampled_from(DENSE_LAYOUTS), label="layout")
-        t = data.draw(hs.cpu_tensors(shape=hs.shapes(min_dims=1, min_side=1), pinned=True, layout=layout), label="pinned tensor")
+        t = data.draw(
+            hs.cpu_tensors(shape=hs.shapes(min_dims=1, min_side=1), pinned=True, layout=layout), label="pinned tensor"
+        )
         check_pinned_not_restaged(target, t, {"device": device})
 
     run_given(body, overrides, cap=10)
 
 
-#: Payload sizes for the non-blocking contract: the design brief (../shared/DESIGN.md) measured blocking from 4 MB up.
+#: Payload sizes for the non-blocking contract: blocking was measured from 4 MB up on an H200 (docs/reference.md).
 NON_BLOCKING_BYTES = (4 << 20, 16 << 20, 64 << 20)
 #: The payload kinds of the non-blocking contract -> the input kind each is (the target's domain decides which run).
-NON_BLOCKING_KINDS = {"pageable": "tensor", "pinned": "tensor", "pinned-transposed": "tensor", "pinned-column-slice": "tensor", "ndarray": "ndarray"}
+NON_BLOCKING_KINDS = {
+    "pageable": "tensor",
+    "pinned": "tensor",
+    "pinned-transposed": "tensor",
+    "pinned-column-slice": "tensor",
+    "ndarray": "ndarray",
+}
 
 
 @prop("non-blocking")
@@ -626,7 +725,11 @@ def prop_non_blocking(target: Target, device: torch.device, **overrides: Any) ->
     requires_cuda(target, "non-blocking", device)
     import numpy as np
 
-    kinds = [k for k, needs in NON_BLOCKING_KINDS.items() if needs in accepted(target, sorted(set(NON_BLOCKING_KINDS.values())), "non-blocking")]
+    kinds = [
+        k
+        for k, needs in NON_BLOCKING_KINDS.items()
+        if needs in accepted(target, sorted(set(NON_BLOCKING_KINDS.values())), "non-blocking")
+    ]
 
     def body(data: st.DataObject) -> None:
         nbytes = data.draw(st.sampled_from(NON_BLOCKING_BYTES), label="bytes")
@@ -638,7 +741,7 @@ def prop_non_blocking(target: Target, device: torch.device, **overrides: Any) ->
             payload = torch.arange(2 * n, dtype=torch.int32).pin_memory().view(-1, 2)[:, 0]
         elif kind == "pinned-transposed":
             # dense in a permutation: DMA'd as it lies, so no host pass may be needed (a
-            # blocking .to() on this path survived the GPU mutation run of 79c9cc9)
+            # blocking .to() on this path survived the GPU mutation run)
             payload = torch.arange(n, dtype=torch.int32).pin_memory().view(2, n // 2).t()
         else:
             payload = torch.arange(n, dtype=torch.int32)
@@ -662,7 +765,7 @@ def prop_buffer_non_blocking(target: Target, device: torch.device, **overrides: 
         rows = nbytes // 4096
         spec = {"size": (rows, 1024), "dtype": torch.int32, "pin_memory": True, "with_numpy": False}
         # n=None: copy_to_gpu() / copy_to_cpu() of every row, a path of its own (its blocking copies
-        # survived the GPU mutation run of 79c9cc9 while only n=int was drawn)
+        # survived the GPU mutation run while only n=int was drawn)
         n = data.draw(st.sampled_from([None, rows, rows // 2]), label="n")
         for direction in ("copy_to_gpu", "copy_to_cpu"):  # both, every example: neither may be left unchecked
             check_buffer_non_blocking(target, spec, device, n, direction)
@@ -676,7 +779,16 @@ def prop_snapshot(target: Target, device: torch.device, **overrides: Any) -> Non
     requires_cuda(target, "snapshot", device)
 
     def body(data: st.DataObject) -> None:
-        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, out=None if "out" in target.capabilities else False, shape=hs.shapes(min_dims=1, min_side=1)), label="call")
+        call = data.draw(
+            hs.h2d_calls(
+                device,
+                inputs=target.inputs,
+                requires=target.requires,
+                out=None if "out" in target.capabilities else False,
+                shape=hs.shapes(min_dims=1, min_side=1),
+            ),
+            label="call",
+        )
         if not staged_kind(call.data, call.kwargs):
             call.data = call.data.t() if call.data.dim() == 2 and min(call.data.shape) > 1 else call.data.cpu().clone()
             if not staged_kind(call.data, call.kwargs):
@@ -708,11 +820,20 @@ def prop_snapshot_converted_pinned(target: Target, device: torch.device, **overr
     rows = Rows("converted pinned inputs")
     for case in CONVERTED_PINNED_CASES:
         if case == "uint8-as-bool":
-            data, kwargs = (torch.arange(n, dtype=torch.int64) % 3 == 0).to(torch.uint8).pin_memory(), {"device": device, "dtype": torch.bool}
+            data, kwargs = (
+                (torch.arange(n, dtype=torch.int64) % 3 == 0).to(torch.uint8).pin_memory(),
+                {"device": device, "dtype": torch.bool},
+            )
         elif case == "int32-as-float32":
-            data, kwargs = (torch.arange(n, dtype=torch.int32) - 7).pin_memory(), {"device": device, "dtype": torch.float32}
+            data, kwargs = (
+                (torch.arange(n, dtype=torch.int32) - 7).pin_memory(),
+                {"device": device, "dtype": torch.float32},
+            )
         else:
-            data, kwargs = torch.arange(2 * n, dtype=torch.int32).view(256, 512).pin_memory()[:, ::2], {"device": device, "dtype": torch.float32}
+            data, kwargs = (
+                torch.arange(2 * n, dtype=torch.int32).view(256, 512).pin_memory()[:, ::2],
+                {"device": device, "dtype": torch.float32},
+            )
         rows.row(check_snapshot, target, data, kwargs)
     rows.finish()
 
@@ -730,11 +851,24 @@ def prop_back_to_back(target: Target, device: torch.device, **overrides: Any) ->
     import numpy as np
 
     def body(data: st.DataObject) -> None:
-        large = data.draw(st.sampled_from([0, 1 << 20, 8 << 20]) if data.draw(st.booleans(), label="large") else st.just(0), label="large payload bytes")
+        large = data.draw(
+            st.sampled_from([0, 1 << 20, 8 << 20]) if data.draw(st.booleans(), label="large") else st.just(0),
+            label="large payload bytes",
+        )
         if large:
             check_back_to_back(target, np.arange(large // 4, dtype=np.int32), {"device": device})
             return
-        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, kinds=("list", "ndarray"), out=None if "out" in target.capabilities else False, shape=hs.shapes(min_dims=1, min_side=1)), label="call")
+        call = data.draw(
+            hs.h2d_calls(
+                device,
+                inputs=target.inputs,
+                requires=target.requires,
+                kinds=("list", "ndarray"),
+                out=None if "out" in target.capabilities else False,
+                shape=hs.shapes(min_dims=1, min_side=1),
+            ),
+            label="call",
+        )
         check_back_to_back(target, call.data, call.kwargs)
 
     run_given(body, overrides, cap=10, timed=True)
@@ -747,7 +881,15 @@ def prop_pinned_hazard(target: Target, device: torch.device, **overrides: Any) -
 
     def body(data: st.DataObject) -> None:
         layout = data.draw(st.sampled_from(DENSE_LAYOUTS), label="layout")
-        t = data.draw(hs.cpu_tensors(dtype=hs.torch_dtypes(exclude=(torch.bool,)), shape=hs.shapes(min_dims=1, min_side=1), pinned=True, layout=layout), label="pinned tensor")
+        t = data.draw(
+            hs.cpu_tensors(
+                dtype=hs.torch_dtypes(exclude=(torch.bool,)),
+                shape=hs.shapes(min_dims=1, min_side=1),
+                pinned=True,
+                layout=layout,
+            ),
+            label="pinned tensor",
+        )
         check_pinned_hazard(target, t, {"device": device})
 
     run_given(body, overrides, cap=8)
@@ -776,7 +918,16 @@ def prop_stream(target: Target, device: torch.device, **overrides: Any) -> None:
 
     def body(data: st.DataObject) -> None:
         use_out = "out" in target.capabilities and data.draw(st.booleans(), label="with out")
-        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, out=use_out, shape=hs.shapes(min_dims=1, min_side=1)), label="call")
+        call = data.draw(
+            hs.h2d_calls(
+                device,
+                inputs=target.inputs,
+                requires=target.requires,
+                out=use_out,
+                shape=hs.shapes(min_dims=1, min_side=1),
+            ),
+            label="call",
+        )
         if use_out:
             check_stream_out(target, call.data, call.kwargs)
         else:
@@ -790,16 +941,30 @@ def prop_cross_device(target: Target, device: torch.device, **overrides: Any) ->
     """stream: a non-current device's index and current stream are honoured (device="cuda:1", out on cuda:1)."""
     requires_cuda(target, "stream", device)
     if torch.cuda.device_count() < 2:
-        raise NotApplicable(f"stream: cross-device contract needs 2 CUDA devices, this machine has {torch.cuda.device_count()}")
+        raise NotApplicable(
+            f"stream: cross-device contract needs 2 CUDA devices, this machine has {torch.cuda.device_count()}"
+        )
     current = device.index
     other = torch.device("cuda", (current + 1) % torch.cuda.device_count())
 
     def body(data: st.DataObject) -> None:
         with torch.cuda.device(current):
-            call = data.draw(hs.h2d_calls(other, inputs=target.inputs, out=False, pass_device=True), label="call")
+            call = data.draw(
+                hs.h2d_calls(other, inputs=target.inputs, requires=target.requires, out=False, pass_device=True),
+                label="call",
+            )
             check_values(target, call.data, call.kwargs)
             if "out" in target.capabilities:
-                call = data.draw(hs.h2d_calls(other, inputs=target.inputs, out=True, shape=hs.shapes(min_dims=1, min_side=1)), label="out call")
+                call = data.draw(
+                    hs.h2d_calls(
+                        other,
+                        inputs=target.inputs,
+                        requires=target.requires,
+                        out=True,
+                        shape=hs.shapes(min_dims=1, min_side=1),
+                    ),
+                    label="out call",
+                )
                 check_stream_out(target, call.data, call.kwargs, current_device=current)
 
     run_given(body, overrides, cap=10)
@@ -817,4 +982,3 @@ def prop_device_hygiene(target: Target, device: torch.device, **overrides: Any) 
     requires_cuda(target, "device-hygiene", device)
     index = device.index if device.index else 1
     check_device_hygiene(target, index)
-

@@ -16,23 +16,28 @@ from __future__ import annotations
 import struct
 from typing import Any
 
+import h2d_contracts.strategies as hs
 import numpy as np
 import torch
-
 from hypothesis import strategies as st
-
-import h2d_contracts.strategies as hs
 
 from .calling import has_bytes, raw_storage, synchronize
 from .checks import check
 from .describe import describe_call, describe_value
 from .domain import in_domain
 from .registry import prop
-from .runner import Rows, require_device, run_given
+from .runner import Rows, accepted, require_device, run_given
 from .targets import Target
 from .violations import fail
 
-__all__ = ["InputGuard", "check_input_untouched", "fingerprint", "input_kind", "input_untouched_table", "out_bytes_outside"]
+__all__ = [
+    "InputGuard",
+    "check_input_untouched",
+    "fingerprint",
+    "input_kind",
+    "input_untouched_table",
+    "out_bytes_outside",
+]
 
 _PLAIN_EXACT = frozenset({int, bool, str, bytes, type(None)})
 
@@ -50,7 +55,9 @@ def _element_byte_mask(t: torch.Tensor, nbytes: int) -> torch.Tensor:
     if t.numel() == 0:
         return mask
     size = t.element_size()
-    elements = torch.arange(nbytes // size, dtype=torch.int64, device="cpu").as_strided(tuple(t.shape), t.stride(), t.storage_offset())
+    elements = torch.arange(nbytes // size, dtype=torch.int64, device="cpu").as_strided(
+        tuple(t.shape), t.stride(), t.storage_offset()
+    )
     starts = elements.reshape(-1) * size
     mask[(starts.unsqueeze(1) + torch.arange(size, device="cpu")).reshape(-1)] = True
     return mask
@@ -70,12 +77,35 @@ def fingerprint(obj: Any) -> Any:
             return ("nested tensor", str(obj.device), obj.dtype, tuple(fingerprint(c) for c in obj.unbind()))
         if obj.layout != torch.strided or obj.device.type == "meta":
             dense = obj.to_dense() if obj.layout != torch.strided and obj.device.type == "cpu" else None
-            return ("tensor", str(obj.layout), str(obj.device), obj.dtype, tuple(obj.shape), None if dense is None else fingerprint(dense))
-        meta = (obj.dtype, tuple(obj.shape), obj.stride(), obj.storage_offset(), str(obj.device), _pinned(obj), obj.requires_grad, obj.is_conj(), obj.is_neg())
+            return (
+                "tensor",
+                str(obj.layout),
+                str(obj.device),
+                obj.dtype,
+                tuple(obj.shape),
+                None if dense is None else fingerprint(dense),
+            )
+        meta = (
+            obj.dtype,
+            tuple(obj.shape),
+            obj.stride(),
+            obj.storage_offset(),
+            str(obj.device),
+            _pinned(obj),
+            obj.requires_grad,
+            obj.is_conj(),
+            obj.is_neg(),
+        )
         return ("tensor", meta, raw_storage(obj).numpy().tobytes())
     if isinstance(obj, np.ndarray):
         top = _top_array(obj)
-        meta = (obj.dtype.str, obj.dtype.descr if obj.dtype.fields else None, obj.shape, obj.strides, obj.flags.writeable)
+        meta = (
+            obj.dtype.str,
+            obj.dtype.descr if obj.dtype.fields else None,
+            obj.shape,
+            obj.strides,
+            obj.flags.writeable,
+        )
         if obj.dtype.kind == "O":
             return ("ndarray", meta, tuple(fingerprint(v) for v in obj.ravel().tolist()))
         return ("ndarray", meta, top.tobytes(order="A"), obj.tobytes())
@@ -118,7 +148,11 @@ def input_kind(obj: Any) -> str:
         notes = [str(obj.dtype)]
         if obj.layout == torch.strided and not obj.is_nested and obj.device.type == "cpu":
             notes.append("pinned" if _pinned(obj) else "pageable")
-            if not obj.is_contiguous() or obj.storage_offset() or obj.untyped_storage().nbytes() != obj.numel() * obj.element_size():
+            if (
+                not obj.is_contiguous()
+                or obj.storage_offset()
+                or obj.untyped_storage().nbytes() != obj.numel() * obj.element_size()
+            ):
                 notes.append(f"a view: strides {obj.stride()}, storage offset {obj.storage_offset()}")
         return f"tensor ({', '.join(notes)})"
     return type(obj).__name__
@@ -144,7 +178,17 @@ def _first_difference(before: Any, after: Any, path: str = "data") -> str:
                 return f"{path}.{name}: {a!r} instead of {b!r}"
         return f"{path}: bytes of its memory changed"
     if before[0] == "tensor" and after[0] == "tensor" and len(before) == 3:
-        names = ("dtype", "shape", "stride()", "storage_offset()", "device", "is_pinned()", "requires_grad", "is_conj()", "is_neg()")
+        names = (
+            "dtype",
+            "shape",
+            "stride()",
+            "storage_offset()",
+            "device",
+            "is_pinned()",
+            "requires_grad",
+            "is_conj()",
+            "is_neg()",
+        )
         for name, b, a in zip(names, before[1], after[1]):
             if b != a:
                 return f"{path}.{name}: {a!r} instead of {b!r}"
@@ -205,11 +249,28 @@ class InputGuard:
         after = fingerprint(self.data)
         if after == self.before:
             return ""
-        if valid and self.out is not None and isinstance(self.data, torch.Tensor) and self.before[0] == "tensor" and len(self.before) == 3:
+        if (
+            valid
+            and self.out is not None
+            and isinstance(self.data, torch.Tensor)
+            and self.before[0] == "tensor"
+            and len(self.before) == 3
+        ):
             # data and out are disjoint parts of one storage (b[:4] into b[4:]): out's elements may change.
-            if self.data.untyped_storage().data_ptr() == self.out.untyped_storage().data_ptr() and self.before[1] == after[1]:
-                b = torch.frombuffer(bytearray(self.before[2]), dtype=torch.uint8) if self.before[2] else torch.zeros(0, dtype=torch.uint8)
-                a = torch.frombuffer(bytearray(after[2]), dtype=torch.uint8) if after[2] else torch.zeros(0, dtype=torch.uint8)
+            if (
+                self.data.untyped_storage().data_ptr() == self.out.untyped_storage().data_ptr()
+                and self.before[1] == after[1]
+            ):
+                b = (
+                    torch.frombuffer(bytearray(self.before[2]), dtype=torch.uint8)
+                    if self.before[2]
+                    else torch.zeros(0, dtype=torch.uint8)
+                )
+                a = (
+                    torch.frombuffer(bytearray(after[2]), dtype=torch.uint8)
+                    if after[2]
+                    else torch.zeros(0, dtype=torch.uint8)
+                )
                 if out_bytes_outside(self.out, b, a) == 0:
                     return ""
         return _first_difference(self.before, after)
@@ -269,7 +330,6 @@ def check_input_untouched(
     guard.verify("input-untouched", valid=not failed, call=call)
 
 
-
 @prop("input-untouched")
 def prop_input_untouched(target: Target, device: torch.device, **overrides: Any) -> None:
     """input-untouched: after any valid call (every kind, layout, route) or failing call (every bad-input kind) data and out's surroundings are unchanged."""
@@ -279,17 +339,23 @@ def prop_input_untouched(target: Target, device: torch.device, **overrides: Any)
     def body(data: st.DataObject) -> None:
         if data.draw(st.booleans(), label="failing call"):
             bad = data.draw(hs.bad_inputs(device), label="bad input")
-            if (bad.kwargs.get("out") is not None and "out" not in target.capabilities) or not in_domain(target, bad.data):
+            if (bad.kwargs.get("out") is not None and "out" not in target.capabilities) or not in_domain(
+                target, bad.data, bad.kwargs
+            ):
                 return
             check_input_untouched(target, bad.data, bad.kwargs, raises=bad.raises)
         else:
-            call = data.draw(hs.h2d_calls(device, inputs=target.inputs, out=want_out), label="call")
+            call = data.draw(
+                hs.h2d_calls(device, inputs=target.inputs, requires=target.requires, out=want_out), label="call"
+            )
             check_input_untouched(target, call.data, call.kwargs)
 
     run_given(body, overrides)
 
 
-def input_untouched_table(device: torch.device, *, with_out: bool = True) -> list[tuple[str, Any, dict[str, Any], type[BaseException] | None]]:
+def input_untouched_table(
+    device: torch.device, *, with_out: bool = True
+) -> list[tuple[str, Any, dict[str, Any], type[BaseException] | None]]:
     """The deterministic input-untouched table: (label, data, kwargs, raises or None), rebuilt fresh per call.
 
     Every input kind (flat / nested lists, tuples, lists of arrays, byte-swapped and
@@ -341,11 +407,27 @@ def input_untouched_table(device: torch.device, *, with_out: bool = True) -> lis
             rows.append((f"{label} -> dtype=int64", fresh_copy(data), {"device": device, "dtype": torch.int64}, None))
         if with_out:
             rows.append((f"{label} -> float32 out", fresh_copy(data), {"out": out(shape, torch.float32)}, None))
-            rows.append((f"{label} -> out of a wrong shape", fresh_copy(data), {"out": out((*shape, 2), torch.float32)}, ValueError))
-            rows.append((f"{label} -> dtype disagreeing with out", fresh_copy(data), {"dtype": torch.float64, "out": out(shape, torch.float32)}, TypeError))
+            rows.append(
+                (
+                    f"{label} -> out of a wrong shape",
+                    fresh_copy(data),
+                    {"out": out((*shape, 2), torch.float32)},
+                    ValueError,
+                )
+            )
+            rows.append(
+                (
+                    f"{label} -> dtype disagreeing with out",
+                    fresh_copy(data),
+                    {"dtype": torch.float64, "out": out(shape, torch.float32)},
+                    TypeError,
+                )
+            )
         big = None if floaty else with_first(fresh_copy(data), 2**14)
         if big is not None:
-            rows.append((f"{label} -> dtype=int8, value too large", big, {"device": device, "dtype": torch.int8}, ValueError))
+            rows.append(
+                (f"{label} -> dtype=int8, value too large", big, {"device": device, "dtype": torch.int8}, ValueError)
+            )
     if with_out:
         # Failing calls on out's side: out made under inference mode (torch's copy_ writes
         # first, then raises), out overlapping the data's bytes.
@@ -354,8 +436,8 @@ def input_untouched_table(device: torch.device, *, with_out: bool = True) -> lis
         rows.append(("int list -> inference-mode out", [1, 2, 3], {"out": inference_out}, ValueError))
         shared = torch.arange(8, dtype=torch.float32)
         rows.append(("tensor -> out overlapping it", shared[:4], {"out": shared[2:6]}, ValueError))
-        # data an ndarray view of out's own host memory (vLLM 0.33.0 writes through it: H200
-        # run of fc47aca); a row, not only a draw of the property, so every run checks it
+        # data an ndarray view of out's own host memory (vLLM 0.33.0 writes through it, seen
+        # on an H200); a row, not only a draw of the property, so every run checks it
         viewed = torch.arange(8, dtype=torch.float32)
         rows.append(("ndarray view -> out overlapping it", viewed.numpy()[:7], {"out": viewed[1:]}, ValueError))
     return rows
@@ -374,7 +456,9 @@ def fresh_copy(data: Any) -> Any:
         storage = data.untyped_storage()
         raw = torch.empty(storage.nbytes(), dtype=torch.uint8, pin_memory=data.is_pinned())
         raw.copy_(torch.empty(0, dtype=torch.uint8).set_(storage))
-        return torch.empty(0, dtype=data.dtype).set_(raw.untyped_storage(), data.storage_offset(), data.size(), data.stride())
+        return torch.empty(0, dtype=data.dtype).set_(
+            raw.untyped_storage(), data.storage_offset(), data.size(), data.stride()
+        )
     if isinstance(data, np.ndarray):
         copy_ = np.array(data, copy=True, order="K", dtype=data.dtype)
         if not data.flags.writeable:
@@ -413,3 +497,41 @@ def prop_input_untouched_table(target: Target, device: torch.device, **overrides
         rows.row(check_input_untouched, target, data, kwargs, raises=raises)
     rows.finish()
 
+
+@prop("input-untouched", table=True)
+def prop_input_untouched_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
+    """input-untouched: data of 1 to 2**20 elements (one rung an octave) is bit-identical after a valid call (a table).
+
+    ndarrays and tensors to 2**20 elements (contiguous, a dense transposed view, every other
+    element of a wider one), lists to 2**16; through ``device=`` and, where the target has
+    it, ``out=``. A conversion done in place in the caller's memory above some size (a
+    "scratch" reuse of the input) passes every small test.
+    """
+    require_device(target, device, "input-untouched")
+    del overrides  # deterministic: every row every run
+    from .values import SIZE_DTYPES
+
+    kinds = accepted(target, ["list", "ndarray", "tensor"], "input-untouched")
+    rows = Rows("input-untouched size ladder")
+    for k, kind in enumerate(kinds):
+        for n in hs.ladder(rotation=k + 1, top=16 if kind == "list" else hs.MAX_EXPONENT):
+            dtype = SIZE_DTYPES[n % len(SIZE_DTYPES)]
+            if kind == "ndarray" and dtype not in hs.NUMPY_OF:
+                dtype = torch.float32
+            for layout in ("contiguous", "transposed", "strided") if kind != "list" else ("contiguous",):
+                wide = hs.bulk_values(2 * n, dtype, offset=n)
+                source = (
+                    wide[::2]
+                    if layout == "strided"
+                    else wide[:n].reshape(3, n // 3).t()
+                    if layout == "transposed" and n % 3 == 0
+                    else wide[:n]
+                )
+                data: Any = source.tolist() if kind == "list" else source.numpy() if kind == "ndarray" else source
+                kwargs: dict[str, Any] = {"device": device}
+                if "dtype" in target.requires:
+                    kwargs["dtype"] = dtype
+                if "out" in target.capabilities and n % 2:
+                    kwargs = {"out": torch.zeros(tuple(source.shape), dtype=dtype, device=device)}
+                rows.row(check_input_untouched, target, data, kwargs)
+    rows.finish()

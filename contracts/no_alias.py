@@ -11,11 +11,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import h2d_contracts.strategies as hs
 import numpy as np
 import torch
 from hypothesis import strategies as st
-
-import h2d_contracts.strategies as hs
 
 from .calling import call_valid, mutate, synchronize
 from .checks import check
@@ -29,18 +28,26 @@ from .violations import NotApplicable, fail
 __all__ = ["check_no_alias"]
 
 
-@check("no-alias")
+@check("no-alias", valid_call=True)
 def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     """no-alias: the result shares no memory with ``data`` (also on the CPU path); mutating ``data`` afterwards changes nothing."""
     if resolve_device(kwargs).type == "cpu" and not target.host_copy:
-        raise NotApplicable(f"no-alias on the host: target {target.name!r} declares host_copy=False (its host path stands in for a device, where a copy never aliases)")
+        raise NotApplicable(
+            f"no-alias on the host: target {target.name!r} declares host_copy=False (its host path stands in for a device, where a copy never aliases)"
+        )
     call = describe_call(data, kwargs, fn=target.fn_name)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     result = call_valid("no-alias", target, data, kwargs)
     synchronize()
     span_in, span_out = storage_span(data), storage_span(result)
     if span_in and span_out and span_in[0] < span_out[1] and span_out[0] < span_in[1] and result.numel():
-        fail("no-alias", "result memory overlaps the input's", got=f"result {span_out} vs data {span_in}", expected="disjoint", call=call)
+        fail(
+            "no-alias",
+            "result memory overlaps the input's",
+            got=f"result {span_out} vs data {span_in}",
+            expected="disjoint",
+            call=call,
+        )
     snapshot = copy.deepcopy(data) if isinstance(data, (list, tuple)) else None
     mutate(data)
     synchronize()
@@ -49,14 +56,16 @@ def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
         data[:] = snapshot
 
 
-
 @prop("no-alias")
 def prop_no_alias(target: Target, device: torch.device, **overrides: Any) -> None:
     """no-alias: the result never shares memory with ndarray / tensor inputs, on every device."""
     require_device(target, device, "no-alias")
+    kinds = tuple(accepted(target, ["ndarray", "tensor"], "no-alias"))
 
     def body(data: st.DataObject) -> None:
-        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, kinds=("ndarray", "tensor"), out=False), label="call")
+        call = data.draw(
+            hs.h2d_calls(device, inputs=target.inputs, requires=target.requires, kinds=kinds, out=False), label="call"
+        )
         check_no_alias(target, call.data, call.kwargs)
 
     run_given(body, overrides)
@@ -73,7 +82,32 @@ def prop_no_alias_layouts(target: Target, device: torch.device, **overrides: Any
     for layout in hs.ARRAY_LAYOUTS:
         rows.row(check_no_alias, target, hs.array_in_layout(base.copy(), layout), {"device": device})
     for layout in hs.TENSOR_LAYOUTS:
-        values = torch.from_numpy(base.copy()).reshape(1, 2, 3, 4) if layout == "channels_last" else torch.from_numpy(base.copy())
+        values = (
+            torch.from_numpy(base.copy()).reshape(1, 2, 3, 4)
+            if layout == "channels_last"
+            else torch.from_numpy(base.copy())
+        )
         rows.row(check_no_alias, target, hs.tensor_in_layout(values, layout, pinned=False), {"device": device})
     rows.finish()
 
+
+@prop("no-alias", table=True)
+def prop_no_alias_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
+    """no-alias: ndarrays and tensors of 1 to 2**20 elements (one rung an octave), contiguous and of the target dtype, are copied (a table).
+
+    A path that hands back a large input as it is (no copy where "nothing needs
+    converting") above some size passes every small test. With and without ``dtype=``
+    equal to the data's own.
+    """
+    require_device(target, device, "no-alias")
+    del overrides  # deterministic: every row every run
+    kinds = accepted(target, ["ndarray", "tensor"], "no-alias")
+    rows = Rows("no-alias size ladder")
+    for k, kind in enumerate(kinds):
+        for n in hs.ladder(rotation=k + 2):
+            dtype = (torch.float32, torch.int64, torch.int32)[n % 3]
+            source = hs.bulk_values(n, dtype, offset=n)
+            payload: Any = source.numpy() if kind == "ndarray" else source
+            kwargs: dict[str, Any] = {"device": device, "dtype": dtype} if n % 2 else {"device": device}
+            rows.row(check_no_alias, target, payload, kwargs)
+    rows.finish()

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import h2d_contracts.strategies as hs
 import torch
 from hypothesis import strategies as st
-
-import h2d_contracts.strategies as hs
 
 from . import errors
 from .calling import expect_raise
@@ -29,7 +28,6 @@ def check_no_target_rejected(target: Target, data: Any) -> None:
     expect_raise("target", target, data, {}, errors.NO_TARGET, "neither device nor out given")
 
 
-
 @prop("target")
 def prop_no_target(target: Target, device: torch.device, **overrides: Any) -> None:
     """target: neither device nor out raises TypeError."""
@@ -39,4 +37,3 @@ def prop_no_target(target: Target, device: torch.device, **overrides: Any) -> No
         check_no_target_rejected(target, payload)
 
     run_given(body, overrides, cap=20)
-

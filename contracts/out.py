@@ -11,10 +11,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import h2d_contracts.strategies as hs
 import numpy as np
 import torch
-
-import h2d_contracts.strategies as hs
+from hypothesis import strategies as st
 
 from . import errors
 from .calling import call_valid, expect_raise, raw_storage, synchronize
@@ -23,11 +23,18 @@ from .describe import describe_call
 from .input_untouched import out_bytes_outside
 from .oracle import assert_same_values, expected_tensor, resolve_dtype
 from .registry import prop
-from .runner import Rows, require_device, run_given
+from .runner import Rows, accepted, require_device, run_given
 from .targets import Target
 from .violations import fail
 
-__all__ = ["OUT_DENSE_TABLE", "WRONG_OUT_SHAPES", "check_out_equal", "check_out_shape_rejected", "check_out_written_exactly", "shaped_data"]
+__all__ = [
+    "OUT_DENSE_TABLE",
+    "WRONG_OUT_SHAPES",
+    "check_out_equal",
+    "check_out_shape_rejected",
+    "check_out_written_exactly",
+    "shaped_data",
+]
 
 
 @check("out")
@@ -40,29 +47,52 @@ def check_out_written_exactly(target: Target, data: Any, kwargs: dict[str, Any])
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     result = call_valid("out", target, data, kwargs)
     if result is not out:
-        fail("out", "return value is not the out object", got=f"a different tensor (id {id(result)})", expected=f"out (id {id(out)})", call=call)
+        fail(
+            "out",
+            "return value is not the out object",
+            got=f"a different tensor (id {id(result)})",
+            expected=f"out (id {id(out)})",
+            call=call,
+        )
     synchronize(out.device)
     assert_same_values(out, expected, contract="out", call=call)
     # out's own elements were checked just above (NaN payloads forgiven, as everywhere);
     # every other byte of its storage must be as before.
     diff = out_bytes_outside(out, before, raw_storage(out))
     if diff:
-        fail("out", "bytes outside out's own elements changed", got=f"{diff} bytes differ", expected="only out's elements written", call=call)
+        fail(
+            "out",
+            "bytes outside out's own elements changed",
+            got=f"{diff} bytes differ",
+            expected="only out's elements written",
+            call=call,
+        )
 
 
 @check("out")
 def check_out_equal(target: Target, data: Any, kwargs: dict[str, Any], expected: torch.Tensor) -> None:
     """out, against a literal: :func:`check_out_written_exactly`, and then ``out`` holds exactly ``expected`` (a documented outcome)."""
     check_out_written_exactly(target, data, kwargs)
-    assert_same_values(kwargs["out"], expected, contract="out", call=describe_call(data, kwargs, fn=target.fn_name) + "  # against the documented outcome")
+    assert_same_values(
+        kwargs["out"],
+        expected,
+        contract="out",
+        call=describe_call(data, kwargs, fn=target.fn_name) + "  # against the documented outcome",
+    )
 
 
 @check("out")
 def check_out_shape_rejected(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     """out: any shape mismatch, broadcastable ones included, raises ``ValueError`` and leaves ``out`` untouched."""
     target.require("out", "out")
-    expect_raise("out", target, data, kwargs, errors.SHAPE_MISMATCH, f"out.shape={tuple(kwargs['out'].shape)} vs data shape {tuple(np.shape(data)) if not isinstance(data, torch.Tensor) else tuple(data.shape)}")
-
+    expect_raise(
+        "out",
+        target,
+        data,
+        kwargs,
+        errors.SHAPE_MISMATCH,
+        f"out.shape={tuple(kwargs['out'].shape)} vs data shape {tuple(np.shape(data)) if not isinstance(data, torch.Tensor) else tuple(data.shape)}",
+    )
 
 
 @prop("out")
@@ -72,7 +102,7 @@ def prop_out_written(target: Target, device: torch.device, **overrides: Any) -> 
     target.require("out", "out")
 
     def body(data: st.DataObject) -> None:
-        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, out=True), label="call")
+        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, requires=target.requires, out=True), label="call")
         check_out_written_exactly(target, call.data, call.kwargs)
 
     run_given(body, overrides)
@@ -81,10 +111,15 @@ def prop_out_written(target: Target, device: torch.device, **overrides: Any) -> 
 #: Dense inputs of out's dtype (pinned where pinning exists: then nothing needs converting or
 #: staging, the zero-copy path) written into out of every layout. A target that returned a
 #: new tensor, or ignored out, for exactly these inputs passed every random draw in the
-#: GPU mutation run of 79c9cc9 (reports/mutation/): such a draw is rare.
+#: GPU mutation run: such a draw is rare.
 OUT_DENSE_TABLE = tuple(
     (shape, layout, out_kind)
-    for shape, layouts in (((6,), ("contiguous", "offset")), ((3, 5), ("contiguous", "transposed")), ((2, 3, 4), ("transposed",)), ((2, 3, 4, 5), ("channels_last", "transposed")))
+    for shape, layouts in (
+        ((6,), ("contiguous", "offset")),
+        ((3, 5), ("contiguous", "transposed")),
+        ((2, 3, 4), ("transposed",)),
+        ((2, 3, 4, 5), ("channels_last", "transposed")),
+    )
     for layout in layouts
     for out_kind in hs.OUT_KINDS
 )
@@ -112,7 +147,9 @@ def prop_out_shape_rejected(target: Target, device: torch.device, **overrides: A
     target.require("out", "out")
 
     def body(data: st.DataObject) -> None:
-        call = data.draw(hs.h2d_calls(device, inputs=target.inputs, out=True, dtype=False), label="call")
+        call = data.draw(
+            hs.h2d_calls(device, inputs=target.inputs, requires=target.requires, out=True, dtype=False), label="call"
+        )
         shape = tuple(call.kwargs["out"].shape)
         wrong = data.draw(hs.wrong_shapes(shape), label="out shape")
         out = data.draw(hs.out_buffers(wrong, call.kwargs["out"].dtype, device), label="wrong out")
@@ -166,3 +203,48 @@ def prop_out_shape_table(target: Target, device: torch.device, **overrides: Any)
                 rows.row(check_out_shape_rejected, target, shaped_data(kind, data_shape), {"out": out})
     rows.finish()
 
+
+#: The out layouts of the size ladder: a fresh contiguous tensor, every other element of a
+#: wider one, and a transposed (dense, column-major) 2-D tensor.
+SIZE_OUT_LAYOUTS = ("contiguous", "strided", "transposed")
+
+
+def _out_like(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device, layout: str) -> torch.Tensor:
+    """A zeroed ``out`` of ``shape`` in ``layout`` (see :data:`SIZE_OUT_LAYOUTS`)."""
+    if layout == "strided":
+        return torch.zeros((*shape[:-1], 2 * shape[-1]), dtype=dtype, device=device)[..., ::2]
+    if layout == "transposed" and len(shape) == 2:
+        return torch.zeros(shape[::-1], dtype=dtype, device=device).t()
+    return torch.zeros(shape, dtype=dtype, device=device)
+
+
+@prop("out", table=True)
+def prop_out_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
+    """out: data of 1 to 2**20 elements (one rung an octave, strategies.ladder) into out of every layout, written exactly (a table).
+
+    ndarrays and tensors to 2**20 elements, lists to 2**17; the data 1-D, or 2-D (3
+    columns) where the size divides by 3, so a transposed out is a dense non-contiguous
+    tensor; int32, float32 and, rotating, the other dtypes of the size ladder. An out
+    written as if flat, or reshaped, past some size passes every small test.
+    """
+    require_device(target, device, "out")
+    target.require("out", "out")
+    del overrides  # deterministic: every row every run
+    from .values import SIZE_DTYPES
+
+    kinds = accepted(target, ["list", "ndarray", "tensor"], "out")
+    rows = Rows("out size ladder")
+    for k, kind in enumerate(kinds):
+        for n in hs.ladder(rotation=k, top=17 if kind == "list" else hs.MAX_EXPONENT):
+            for j, layout in enumerate(SIZE_OUT_LAYOUTS):
+                dtype = (torch.int32, torch.float32, SIZE_DTYPES[(n + j) % len(SIZE_DTYPES)])[(n + j) % 3]
+                if kind == "ndarray" and dtype not in hs.NUMPY_OF:
+                    dtype = torch.int32
+                shape = (n // 3, 3) if n % 3 == 0 else (n,)
+                source = hs.bulk_values(n, dtype, offset=n, shape=shape)
+                data: Any = source.tolist() if kind == "list" else source.numpy() if kind == "ndarray" else source
+                kwargs: dict[str, Any] = {"out": _out_like(shape, dtype, device, layout)}
+                if kind == "list" and "dtype" in target.requires:
+                    kwargs["dtype"] = dtype
+                rows.row(check_out_written_exactly, target, data, kwargs)
+    rows.finish()

@@ -8,7 +8,8 @@ that runs ``prop_<name>`` is ``test_<name>`` (a meta-test checks it).
 
 from __future__ import annotations
 
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 __all__ = ["GPU_CONTRACTS", "PROPERTIES", "contract_of", "prop", "properties_of", "run_property"]
 
@@ -19,11 +20,15 @@ PROPERTIES: dict[str, tuple[Callable[..., None], ...]] = {}
 _BY_NAME: dict[str, str] = {}
 
 #: Contracts that only mean something on CUDA.
-GPU_CONTRACTS = frozenset({"staging", "non-blocking", "snapshot", "stream", "hygiene", "device-hygiene", "streams", "steps"})
+GPU_CONTRACTS = frozenset({"staging", "non-blocking", "snapshot", "stream", "hygiene", "device-hygiene"})
 
 
-def prop(contract: str) -> Callable[[F], F]:
-    """Register ``prop_<name>(target, device, **overrides)`` as a property of catalogue id ``contract``."""
+def prop(contract: str, *, table: bool = False) -> Callable[[F], F]:
+    """Register ``prop_<name>(target, device, **overrides)`` as a property of catalogue id ``contract``.
+
+    ``table``: a deterministic table (the same rows every run, whatever the Hypothesis
+    settings): the kit's meta-tests need not run it again at another example budget.
+    """
 
     def register(func: F) -> F:
         if not func.__name__.startswith("prop_"):
@@ -33,6 +38,7 @@ def prop(contract: str) -> Callable[[F], F]:
         _BY_NAME[func.__name__] = contract
         PROPERTIES[contract] = (*PROPERTIES.get(contract, ()), func)
         func.contract = contract  # type: ignore[attr-defined]
+        func.table = table  # type: ignore[attr-defined]
         return func
 
     return register

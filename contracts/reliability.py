@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch
 
-from .calling import synchronize
+from .calling import domain_kwargs, synchronize
 from .checks import check
+from .domain import in_domain
 from .registry import prop
 from .runner import require_device
 from .targets import Target, run_fresh
@@ -70,14 +72,14 @@ def quiescent_bytes(device: torch.device, empty_cache: Callable[[], Any] | None 
     its size, or in ``empty_cache``. So the host allocator's cache is emptied first
     (``torch._C._host_emptyCache()``: every completed event processed, cached blocks
     released), then ``allocated_bytes.current`` counts only the pinned blocks still held:
-    those something references. Not ``active_bytes.current``: on torch 2.11 (H200,
-    reports/gpu/2026-12-01_h200_d250724_flake12) it grew with every call, by the
+    those something references. Not ``active_bytes.current``: on torch 2.11 (measured
+    on an H200) it grew with every call, by the
     bytes the calls requested (122.9 MB after 10,000 calls of at most 16 KiB, +12.3 MB
     per 1,000 more), blocks long released included. The earlier reading (a one-byte
     probe allocation, then ``allocated_bytes.current``, no ``empty_cache``) processed no
     events when a small free block existed and counted the cache too: on the H200 it
     grew by 16-48 KiB on a passing reference in every run with a second worker on the
-    GPU (reports/gpu/2026-12-01_h200_a67561c_flake123). ``torch.cuda.memory_allocated``
+    GPU. ``torch.cuda.memory_allocated``
     counts only live device tensors. Without ``_host_emptyCache`` (older torch) the
     probe reading is kept.
     """
@@ -116,7 +118,7 @@ def check_resource_hygiene(
     warm-up's is a leak: exact, no margin. Not peaks: an earlier version compared the peak
     over 100,000 calls with the peak over the 10,000 warm-up calls, read while copies were
     in flight; the longer window's maximum was 213 KB higher on a passing reference once in
-    five H200 runs (seed 5, two workers on one GPU, reports/gpu/), because freed pinned
+    five H200 runs (seed 5, two workers on one GPU), because freed pinned
     blocks are counted until their events are processed. Returns the readings (bytes).
     Raises NotApplicable without CUDA (the caching allocators measured are CUDA's).
     """
@@ -125,7 +127,7 @@ def check_resource_hygiene(
             raise NotApplicable("hygiene: measures the CUDA caching allocators; needs a CUDA device")
         target.require("cuda", "hygiene")
         measure = lambda d: quiescent_bytes(d, target.empty_cache)  # noqa: E731
-    inputs = mixed_inputs(seed=1234)
+    inputs = [pair for pair in mixed_inputs(seed=1234) if in_domain(target, pair[0])]
     buf = None
     if "buffer" in target.capabilities:
         buf = target.buffer_cls(4096, dtype=torch.int32, device=device, pin_memory=device.type == "cuda")
@@ -135,7 +137,7 @@ def check_resource_hygiene(
             buf.copy_to_gpu(1 + i % 4096)
         else:
             data, _ = inputs[i % len(inputs)]
-            target.call(data, {"device": device})
+            target.call(data, domain_kwargs(target, data, {"device": device}))
 
     for i in range(warmup):
         call(i)
@@ -150,9 +152,21 @@ def check_resource_hygiene(
             host, dev = measure(device)
             done = i + 1 - warmup
             if host > warm_host:
-                fail("hygiene", f"pinned host memory still referenced grew after warm-up ({done} of {calls} calls)", got=f"{host} bytes at quiescence", expected=f"<= {warm_host} bytes (after the {warmup} warm-up calls)", call=where)
+                fail(
+                    "hygiene",
+                    f"pinned host memory still referenced grew after warm-up ({done} of {calls} calls)",
+                    got=f"{host} bytes at quiescence",
+                    expected=f"<= {warm_host} bytes (after the {warmup} warm-up calls)",
+                    call=where,
+                )
             if dev > warm_dev:
-                fail("hygiene", f"device memory still referenced grew after warm-up ({done} of {calls} calls)", got=f"{dev} bytes at quiescence", expected=f"<= {warm_dev} bytes (after the {warmup} warm-up calls)", call=where)
+                fail(
+                    "hygiene",
+                    f"device memory still referenced grew after warm-up ({done} of {calls} calls)",
+                    got=f"{dev} bytes at quiescence",
+                    expected=f"<= {warm_dev} bytes (after the {warmup} warm-up calls)",
+                    call=where,
+                )
     return {"warmup_host": warm_host, "host": host, "warmup_device": warm_dev, "device": dev}
 
 
@@ -173,15 +187,17 @@ except ContractViolation as exc:
 
 
 @check("hygiene")
-def check_resource_hygiene_isolated(target: Target, device: torch.device, *, calls: int = 100_000, warmup: int = 10_000, timeout_s: float = 300.0) -> dict[str, int]:
+def check_resource_hygiene_isolated(
+    target: Target, device: torch.device, *, calls: int = 100_000, warmup: int = 10_000, timeout_s: float = 300.0
+) -> dict[str, int]:
     """:func:`check_resource_hygiene` in a fresh interpreter that loads the target by its ``--h2d-impl`` spec.
 
     The readings are process-wide (every live pinned block of the process), so in a test
     process they include whatever earlier tests left and whatever their objects do while
-    the loop runs: on the H200 (c5e2a22, three runs of four) the reading of a passing
+    the loop runs: on the H200 (three runs of four) the reading of a passing
     reference grew by one or two 16 KiB blocks over a warm-up reading of 122-224 MB, while
     the same loop in a process of its own stayed at its warm-up reading of 64 KiB for all
-    30 later readings (tools/hygiene_diag.py, reports/gpu/). A target without a spec (built
+    30 later readings (measured by tools/hygiene_diag.py). A target without a spec (built
     in-process) is checked in-process. Returns the child's readings.
     """
     if device.type != "cuda" or not torch.cuda.is_available():
@@ -190,15 +206,26 @@ def check_resource_hygiene_isolated(target: Target, device: torch.device, *, cal
     if not target.spec:
         return check_resource_hygiene(target, device, calls=calls, warmup=warmup)
     index = device.index if device.index is not None else torch.cuda.current_device()
-    found = run_fresh("hygiene", _RESOURCE_SCRIPT, [target.spec, str(index), str(calls), str(warmup)], "H2D-RESOURCE ", timeout_s=timeout_s, exit_zero=True)
+    found = run_fresh(
+        "hygiene",
+        _RESOURCE_SCRIPT,
+        [target.spec, str(index), str(calls), str(warmup)],
+        "H2D-RESOURCE ",
+        timeout_s=timeout_s,
+        exit_zero=True,
+    )
     if not found["ok"]:
         message = found["message"]
-        raise ContractViolation("hygiene", message[len("[hygiene] "):] if message.startswith("[hygiene] ") else message)
+        raise ContractViolation(
+            "hygiene", message[len("[hygiene] ") :] if message.startswith("[hygiene] ") else message
+        )
     return found["readings"]
 
 
 @check("concurrency")
-def check_concurrent_calls(target: Target, device: torch.device, *, threads: int = 8, calls: int = 10_000, own_streams: bool = True) -> None:
+def check_concurrent_calls(
+    target: Target, device: torch.device, *, threads: int = 8, calls: int = 10_000, own_streams: bool = True
+) -> None:
     """concurrency: ``threads`` threads x ``calls`` calls at once; every result is exactly right, none lost.
 
     On CUDA each thread works under its own ``torch.cuda.Stream`` (``own_streams``) or
@@ -214,16 +241,18 @@ def check_concurrent_calls(target: Target, device: torch.device, *, threads: int
 
     def worker(k: int) -> None:
         try:
-            pairs = mixed_inputs(seed=k)
+            pairs = [pair for pair in mixed_inputs(seed=k) if in_domain(target, pair[0])]
             expected = [e.to(device) for _, e in pairs]
             bad = torch.zeros((), dtype=torch.int64, device=device)
             stream = torch.cuda.Stream(device) if device.type == "cuda" and own_streams else None
-            ctx: Callable[[], Any] = (lambda: torch.cuda.stream(stream)) if stream is not None else contextlib.nullcontext
+            ctx: Callable[[], Any] = (
+                (lambda: torch.cuda.stream(stream)) if stream is not None else contextlib.nullcontext
+            )
             barrier.wait()
             with ctx():
                 for i in range(calls):
                     data, _ = pairs[i % len(pairs)]
-                    result = target.call(data, {"device": device})
+                    result = target.call(data, domain_kwargs(target, data, {"device": device}))
                     want = expected[i % len(pairs)]
                     if result.shape != want.shape:
                         bad += 1
@@ -244,11 +273,23 @@ def check_concurrent_calls(target: Target, device: torch.device, *, threads: int
         t.join()
     call = f"{threads} threads x {calls} calls of {target.name} on {device} ({'own streams' if own_streams else 'default stream'})"
     if errors:
-        fail("concurrency", "a call raised under concurrency", got=f"{type(errors[0]).__name__}: {errors[0]}", expected="no exception", call=call)
+        fail(
+            "concurrency",
+            "a call raised under concurrency",
+            got=f"{type(errors[0]).__name__}: {errors[0]}",
+            expected="no exception",
+            call=call,
+        )
     if sum(done) != threads * calls:
         fail("concurrency", "calls lost", got=sum(done), expected=threads * calls, call=call)
     if any(mismatches):
-        fail("concurrency", "wrong elements in results", got=f"{sum(mismatches)} mismatching elements (per thread {mismatches})", expected="0", call=call)
+        fail(
+            "concurrency",
+            "wrong elements in results",
+            got=f"{sum(mismatches)} mismatching elements (per thread {mismatches})",
+            expected="0",
+            call=call,
+        )
 
 
 @prop("concurrency")
@@ -266,9 +307,13 @@ def prop_concurrency(target: Target, device: torch.device, **overrides: Any) -> 
 def prop_concurrency_default_stream(target: Target, device: torch.device, **overrides: Any) -> None:
     """concurrency on CUDA: 8 threads x 10,000 calls all on the default stream (streams do not exist on the host: not applicable there)."""
     if device.type != "cuda":
-        raise NotApplicable("concurrency on the default stream: streams exist on CUDA devices only (the host case is prop_concurrency)")
+        raise NotApplicable(
+            "concurrency on the default stream: streams exist on CUDA devices only (the host case is prop_concurrency)"
+        )
     require_device(target, device, "concurrency")
-    check_concurrent_calls(target, device, threads=overrides.get("threads", 8), calls=overrides.get("calls", 10_000), own_streams=False)
+    check_concurrent_calls(
+        target, device, threads=overrides.get("threads", 8), calls=overrides.get("calls", 10_000), own_streams=False
+    )
 
 
 @prop("hygiene")
@@ -278,5 +323,6 @@ def prop_hygiene(target: Target, device: torch.device, **overrides: Any) -> None
     Run in a fresh process that loads the target by its spec (the readings are
     process-wide: see :func:`contracts.check_resource_hygiene_isolated`).
     """
-    check_resource_hygiene_isolated(target, device, calls=overrides.get("calls", 100_000), warmup=overrides.get("warmup", 10_000))
-
+    check_resource_hygiene_isolated(
+        target, device, calls=overrides.get("calls", 100_000), warmup=overrides.get("warmup", 10_000)
+    )

@@ -10,11 +10,20 @@ from __future__ import annotations
 import json
 import re
 import types
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-__all__ = ["ConformanceReport", "Problem", "contracts_of_function", "digest_lines", "failure_text", "to_markdown", "violations_of"]
+__all__ = [
+    "ConformanceReport",
+    "Problem",
+    "contracts_of_function",
+    "digest_lines",
+    "failure_text",
+    "to_markdown",
+    "violations_of",
+]
 
 # --------------------------------------------------------------------------- contract of a test
 
@@ -42,7 +51,12 @@ def contracts_of_function(func: Any, marked: Iterable[str] = ()) -> set[str]:
     module_globals = getattr(func, "__globals__", {})
     for name in list(names):
         helper = module_globals.get(name)
-        if callable(helper) and getattr(helper, "__module__", None) == func.__module__ and hasattr(helper, "__code__") and not name.startswith("test_"):
+        if (
+            callable(helper)
+            and getattr(helper, "__module__", None) == func.__module__
+            and hasattr(helper, "__code__")
+            and not name.startswith("test_")
+        ):
             names |= _code_names(helper.__code__)
     by_prop = {c for n in names if (c := contract_of(n)) is not None}
     return ids | (by_prop or {CHECKS[n] for n in names if n in CHECKS})
@@ -141,7 +155,9 @@ class ConformanceReport:
     unwitnessed_xfails: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
-    def add(self, nodeid: str, when: str, outcome: str, props: dict[str, Any], longrepr: str, wasxfail: str | None) -> None:
+    def add(
+        self, nodeid: str, when: str, outcome: str, props: dict[str, Any], longrepr: str, wasxfail: str | None
+    ) -> None:
         """One phase report of one test; the worst phase wins (failed, timed out > xfailed > skipped > passed)."""
         if when == "setup" and outcome == "passed":
             return
@@ -154,11 +170,30 @@ class ConformanceReport:
             status = "not applicable" if "not applicable" in longrepr else "skipped"
         elif outcome == "failed" and props.get("h2d_timeout"):
             status = "timed out"
-        entry = self.tests.setdefault(nodeid, {"status": "passed", "contracts": [], "violations": [], "errors": [], "reason": "", "calls": None, "outside_domain": 0})
+        entry = self.tests.setdefault(
+            nodeid,
+            {
+                "status": "passed",
+                "contracts": [],
+                "violations": [],
+                "errors": [],
+                "reason": "",
+                "calls": None,
+                "outside_domain": 0,
+            },
+        )
         if _RANK[status] >= _RANK[entry["status"]]:
             entry["status"] = status
-            entry["reason"] = wasxfail if wasxfail else (longrepr.strip().splitlines()[-1][:300] if status != "passed" and longrepr.strip() else "")
-        entry["contracts"] = sorted(set(entry["contracts"]) | set(props.get("h2d_contracts", [])) | {v["contract"] for v in props.get("h2d_violations", [])})
+            entry["reason"] = (
+                wasxfail
+                if wasxfail
+                else (longrepr.strip().splitlines()[-1][:300] if status != "passed" and longrepr.strip() else "")
+            )
+        entry["contracts"] = sorted(
+            set(entry["contracts"])
+            | set(props.get("h2d_contracts", []))
+            | {v["contract"] for v in props.get("h2d_violations", [])}
+        )
         entry["violations"] += props.get("h2d_violations", [])
         entry["errors"] += props.get("h2d_errors", [])
         if "h2d_calls" in props:
@@ -170,9 +205,19 @@ class ConformanceReport:
     def by_contract(self) -> dict[str, dict[str, Any]]:
         """Catalogue id -> outcome over its tests and counts."""
         out: dict[str, dict[str, Any]] = {}
-        for cid in self.catalogue + tuple(sorted({c for t in self.tests.values() for c in t["contracts"]} - set(self.catalogue))):
+        for cid in self.catalogue + tuple(
+            sorted({c for t in self.tests.values() for c in t["contracts"]} - set(self.catalogue))
+        ):
             statuses = [self._status_for(t, cid) for t in self.tests.values() if cid in t["contracts"]]
-            kinds = ("passed", "failed", "xfailed", "timed out", "not applicable", "skipped", "failed on other contracts")
+            kinds = (
+                "passed",
+                "failed",
+                "xfailed",
+                "timed out",
+                "not applicable",
+                "skipped",
+                "failed on other contracts",
+            )
             counts = {s: statuses.count(s) for s in kinds if statuses.count(s)}
             if not statuses:
                 outcome = "not collected"
@@ -238,12 +283,26 @@ class ConformanceReport:
                 contract = "timeout" if t["status"] == "timed out" else "kit" if what.startswith("[kit]") else "error"
                 group((contract, re.sub(r"\d+", "#", what)), {"message": what, "repro": None}, nodeid, expected)
         order = {c: i for i, c in enumerate(self.catalogue)}
-        ranked = sorted(groups.items(), key=lambda kv: (kv[1]["expected"], order.get(kv[0][0], len(order)), -len(kv[1]["tests"]), kv[0][1]))
+        ranked = sorted(
+            groups.items(),
+            key=lambda kv: (kv[1]["expected"], order.get(kv[0][0], len(order)), -len(kv[1]["tests"]), kv[0][1]),
+        )
         self.problems = []
         for i, ((contract, kind), g) in enumerate(ranked, 1):
             v = g["violation"]
             self.problems.append(
-                Problem(f"P{i:02d}", contract, kind, v["message"].splitlines()[0][:300], g["tests"], g["expected"], v.get("repro"), g["classes"], v.get("repro_problem", ""), v.get("kind", ""))
+                Problem(
+                    f"P{i:02d}",
+                    contract,
+                    kind,
+                    v["message"].splitlines()[0][:300],
+                    g["tests"],
+                    g["expected"],
+                    v.get("repro"),
+                    g["classes"],
+                    v.get("repro_problem", ""),
+                    v.get("kind", ""),
+                )
             )
         return self.problems
 
@@ -285,16 +344,26 @@ def digest_lines(problems: list[Problem], target: str, *, expected_in_full: bool
         return []
     unexpected = [p for p in problems if not p.expected]
     expected = [p for p in problems if p.expected]
-    lines = [f"{len(problems)} distinct problem{'s' if len(problems) != 1 else ''} of {target}: {len(unexpected)} unexpected, {len(expected)} expected"]
+    lines = [
+        f"{len(problems)} distinct problem{'s' if len(problems) != 1 else ''} of {target}: {len(unexpected)} unexpected, {len(expected)} expected"
+    ]
     for p in unexpected + (expected if expected_in_full else []):
         mark = "expected" if p.expected else "UNEXPECTED"
         inputs = f" ({', '.join(p.classes)})" if p.classes else ""
-        lines.append(f"  {p.id} [{p.contract}] {p.kind[:140]}{inputs}: {mark}, {len(p.tests)} test{'s' if len(p.tests) != 1 else ''}")
+        lines.append(
+            f"  {p.id} [{p.contract}] {p.kind[:140]}{inputs}: {mark}, {len(p.tests)} test{'s' if len(p.tests) != 1 else ''}"
+        )
         verdict = "verified" if p.verified else f"not verified: {p.verify_reason}" if p.verified is False else "not run"
-        lines.append(f"      reproduce: python {p.repro_path} ({verdict})" if p.repro_path else f"      no reproduction ({verdict})")
+        lines.append(
+            f"      reproduce: python {p.repro_path} ({verdict})"
+            if p.repro_path
+            else f"      no reproduction ({verdict})"
+        )
     if expected and not expected_in_full:
         verified = sum(1 for p in expected if p.verified)
-        lines.append(f"  {expected[0].id}-{expected[-1].id}: {len(expected)} problems listed as expected ({verified} reproductions verified); the report has each")
+        lines.append(
+            f"  {expected[0].id}-{expected[-1].id}: {len(expected)} problems listed as expected ({verified} reproductions verified); the report has each"
+        )
     return lines
 
 
@@ -342,23 +411,49 @@ def to_markdown(data: dict[str, Any]) -> str:
             "|---|---|---|---|---|---|---|---|",
         ]
         for p in problems:
-            verdict = "verified" if p.get("verified") else f"not verified: {p.get('verify_reason', '')}" if p.get("verified") is False else "not run"
+            verdict = (
+                "verified"
+                if p.get("verified")
+                else f"not verified: {p.get('verify_reason', '')}"
+                if p.get("verified") is False
+                else "not run"
+            )
             repro = f"`{p['repro_path']}` ({verdict})" if p.get("repro_path") else "none"
-            row = [p["id"], p["contract"], p["kind"], ", ".join(p.get("classes", [])), "yes" if p["expected"] else "**no**", str(p["count"]), p["description"][:200], repro]
+            row = [
+                p["id"],
+                p["contract"],
+                p["kind"],
+                ", ".join(p.get("classes", [])),
+                "yes" if p["expected"] else "**no**",
+                str(p["count"]),
+                p["description"][:200],
+                repro,
+            ]
             lines.append("| " + " | ".join(cell.replace("|", "/") for cell in row) + " |")
     else:
         lines.append("None.")
     lines += ["", "## Contracts", "", "| contract | outcome | tests |", "|---|---|---|"]
     for cid, c in m["contracts"].items():
         lines.append(f"| {cid} | {c['outcome']} | {', '.join(f'{k} {v}' for k, v in c['tests'].items())} |")
-    lines += ["", "*failed on other contracts*: a test of several contracts (a table of `values` rows with `out=`, say) that failed on another of them only: no evidence about this one."]
+    lines += [
+        "",
+        "*failed on other contracts*: a test of several contracts (a table of `values` rows with `out=`, say) that failed on another of them only: no evidence about this one.",
+    ]
     outside = sum(t.get("outside_domain", 0) for t in m["tests"].values())
     if outside:
         lines += ["", f"Calls left out as outside the target's declared inputs (not applicable): {outside}."]
     if m.get("xpassed_contracts"):
-        lines += ["", "Contracts listed as expected failures whose tests all passed (a failure of the run): " + ", ".join(f"`{u}`" for u in m["xpassed_contracts"])]
+        lines += [
+            "",
+            "Contracts listed as expected failures whose tests all passed (a failure of the run): "
+            + ", ".join(f"`{u}`" for u in m["xpassed_contracts"]),
+        ]
     if m.get("unwitnessed_xfails"):
-        lines += ["", "Expectation entries not witnessed this run (their contract failed as expected by another entry): " + ", ".join(f"`{u}`" for u in m["unwitnessed_xfails"])]
+        lines += [
+            "",
+            "Expectation entries not witnessed this run (their contract failed as expected by another entry): "
+            + ", ".join(f"`{u}`" for u in m["unwitnessed_xfails"]),
+        ]
     if m.get("unmatched_xfails"):
         lines += ["", "Expectation entries that matched no test: " + ", ".join(f"`{u}`" for u in m["unmatched_xfails"])]
     failing = {n: t for n, t in m["tests"].items() if t["status"] in ("failed", "xfailed", "timed out")}
@@ -367,8 +462,20 @@ def to_markdown(data: dict[str, Any]) -> str:
         lines.append("None.")
     ids = {t: p["id"] for p in problems for t in p["tests"]}
     for nodeid, t in failing.items():
-        tag = "expected: " + t["reason"] if t["status"] == "xfailed" else t["status"].upper() if t["status"] == "timed out" else "UNEXPECTED"
-        lines += [f"### `{nodeid}`", "", f"{', '.join(t['contracts']) or 'no contract id'}; {tag}; problem {ids.get(nodeid, '?')}", "", _failure_block(t)]
+        tag = (
+            "expected: " + t["reason"]
+            if t["status"] == "xfailed"
+            else t["status"].upper()
+            if t["status"] == "timed out"
+            else "UNEXPECTED"
+        )
+        lines += [
+            f"### `{nodeid}`",
+            "",
+            f"{', '.join(t['contracts']) or 'no contract id'}; {tag}; problem {ids.get(nodeid, '?')}",
+            "",
+            _failure_block(t),
+        ]
     other = {n: t for n, t in m["tests"].items() if t["status"] in ("not applicable", "skipped")}
     if other:
         lines += ["## Not applicable / skipped", "", "| test | status | reason |", "|---|---|---|"]

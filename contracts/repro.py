@@ -34,14 +34,15 @@ import struct
 import subprocess
 import sys
 import zlib
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
 
-from .describe import LITERAL_MAX_ELEMENTS, describe_value, literal, pattern_expr
+from .describe import describe_value, literal, pattern_expr
 
 __all__ = ["Captured", "MAX_EMBEDDED_BYTES", "Verdict", "capture", "run_script", "verify"]
 
@@ -145,7 +146,9 @@ def _plain_copy(obj: list | tuple) -> list | tuple | None:
 
 class _Capturer:
     def __init__(self) -> None:
-        self.ranges: list[tuple[int, int, str, bool, bool, bool]] = []  # start, end, device, pinned, inference, is_tensor
+        self.ranges: list[
+            tuple[int, int, str, bool, bool, bool]
+        ] = []  # start, end, device, pinned, inference, is_tensor
         self.device_storages: dict[tuple[str, int], torch.Tensor] = {}
         self.problems: list[str] = []
 
@@ -190,7 +193,9 @@ class _Capturer:
         else:
             key = (str(t.device), storage.data_ptr())
             if key not in self.device_storages:
-                self.device_storages[key] = torch.empty(0, dtype=torch.uint8, device=t.device).set_(storage).clone()  # async, on the device
+                self.device_storages[key] = (
+                    torch.empty(0, dtype=torch.uint8, device=t.device).set_(storage).clone()
+                )  # async, on the device
 
     def regions(self) -> list[_Region]:
         merged: list[_Region] = []
@@ -225,7 +230,9 @@ class _Capturer:
             index, region = _find(regions, "cpu", lo)
             # np.ndarray(buffer=..., offset=...) takes the offset of the array's first element in memory order
             first = obj.__array_interface__["data"][0]
-            return _Node("ndarray", (index, first - region.start, obj.dtype, obj.shape, obj.strides, bool(obj.flags.writeable)))
+            return _Node(
+                "ndarray", (index, first - region.start, obj.dtype, obj.shape, obj.strides, bool(obj.flags.writeable))
+            )
         if isinstance(obj, np.generic):
             return _Node("npscalar", (obj.dtype, obj.tobytes()))
         if type(obj) in (list, tuple):
@@ -237,7 +244,11 @@ class _Capturer:
         if isinstance(obj, tuple):
             return _Node("tuple", None, [self.node(v, regions, depth + 1) for v in obj])
         if isinstance(obj, dict):
-            return _Node("dict", None, [(self.node(k, regions, depth + 1), self.node(v, regions, depth + 1)) for k, v in obj.items()])
+            return _Node(
+                "dict",
+                None,
+                [(self.node(k, regions, depth + 1), self.node(v, regions, depth + 1)) for k, v in obj.items()],
+            )
         if isinstance(obj, (set, frozenset)):
             return _Node(type(obj).__name__, None, [self.node(v, regions, depth + 1) for v in obj])
         if _is_plain_scalar(obj) or isinstance(obj, (torch.dtype, torch.device, np.dtype)) or obj is Ellipsis:
@@ -250,7 +261,9 @@ class _Capturer:
         if name in ("decimal.Decimal", "fractions.Fraction"):
             return _Node("py", obj)
         if name == "builtins.generator":
-            self.problems.append("a generator is rebuilt as a generator of 0, 1, 2 (its items were not read: that would consume it)")
+            self.problems.append(
+                "a generator is rebuilt as a generator of 0, 1, 2 (its items were not read: that would consume it)"
+            )
             return _Node("generator")
         if name == "builtins.object":
             return _Node("object")
@@ -332,7 +345,9 @@ def _same_plain(a: Any, b: Any) -> bool:
 def _literal_tensor(t: torch.Tensor) -> _Node:
     """A tensor derived during capture (a quantized tensor's integers, a sparse tensor's dense form): its values as bytes."""
     host = t.detach().cpu().contiguous()
-    return _Node("literal", (host.dtype, tuple(host.shape), host.view(torch.uint8).numpy().tobytes() if host.numel() else b""))
+    return _Node(
+        "literal", (host.dtype, tuple(host.shape), host.view(torch.uint8).numpy().tobytes() if host.numel() else b"")
+    )
 
 
 def _find(regions: list[_Region], device: str, address: int) -> tuple[int, _Region]:
@@ -354,7 +369,11 @@ def capture(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Captured:
     regions = cap.regions()
     nodes = tuple(cap.node(a, regions) for a in args)
     knodes = {k: cap.node(v, regions) for k, v in kwargs.items()}
-    state: dict[str, Any] = {"default_dtype": torch.get_default_dtype(), "inference": torch.is_inference_mode_enabled(), "grad": torch.is_grad_enabled()}
+    state: dict[str, Any] = {
+        "default_dtype": torch.get_default_dtype(),
+        "inference": torch.is_inference_mode_enabled(),
+        "grad": torch.is_grad_enabled(),
+    }
     get_default_device = getattr(torch, "get_default_device", None)
     if get_default_device is not None:
         state["default_device"] = get_default_device()
@@ -401,7 +420,9 @@ class _Writer:
         else:
             packed = zlib.compress(data, 9)
             if len(packed) > MAX_EMBEDDED_BYTES:
-                self.problems.append(f"{len(data)} bytes of input memory compress to {len(packed)} bytes, more than the {MAX_EMBEDDED_BYTES} a script embeds")
+                self.problems.append(
+                    f"{len(data)} bytes of input memory compress to {len(packed)} bytes, more than the {MAX_EMBEDDED_BYTES} a script embeds"
+                )
                 np_expr = f"np.zeros({len(data)}, dtype=np.uint8)"
             else:
                 self.imports.update({"base64", "zlib"})
@@ -420,7 +441,13 @@ class _Writer:
             dt = info["dtype"]
             numel = math.prod(info["shape"])
             contiguous = info["stride"] == tuple(torch.empty(info["shape"], device="meta").stride())
-            if not contiguous or info["offset"] or info["byte_offset"] or info["storage_nbytes"] != r.nbytes or numel * dt.itemsize != r.nbytes:
+            if (
+                not contiguous
+                or info["offset"]
+                or info["byte_offset"]
+                or info["storage_nbytes"] != r.nbytes
+                or numel * dt.itemsize != r.nbytes
+            ):
                 return None
             try:
                 np_dt = torch.empty(0, dtype=dt).numpy().dtype
@@ -434,7 +461,7 @@ class _Writer:
         _, offset, dtype, shape, strides, _ = n.info
         if dtype.kind not in "biuf" or not dtype.isnative or offset or dtype.itemsize * math.prod(shape) != r.nbytes:
             return None
-        c_strides = tuple(int(dtype.itemsize * math.prod(shape[i + 1:])) for i in range(len(shape)))
+        c_strides = tuple(int(dtype.itemsize * math.prod(shape[i + 1 :])) for i in range(len(shape)))
         if strides != c_strides:
             return None
         flat = np.frombuffer(self._host_bytes(r), dtype=dtype)
@@ -530,7 +557,11 @@ class _Writer:
             return self._tensor(n)
         if k == "meta":
             dtype, shape, stride = n.info
-            return f"torch.empty_strided({shape!r}, {stride!r}, dtype={dtype}, device='meta')" if stride is not None else f"torch.empty({shape!r}, dtype={dtype}, device='meta')"
+            return (
+                f"torch.empty_strided({shape!r}, {stride!r}, dtype={dtype}, device='meta')"
+                if stride is not None
+                else f"torch.empty({shape!r}, dtype={dtype}, device='meta')"
+            )
         if k == "nested":
             dtype, _device = n.info
             parts = ", ".join(self.expr(c) for c in n.children)
@@ -542,7 +573,11 @@ class _Writer:
             return name
         if k == "literal":
             dtype, shape, raw = n.info
-            return f"{self._bytes_expr(raw, as_numpy=False)}.view({dtype}).reshape({shape!r})" if raw else f"torch.empty({shape!r}, dtype={dtype})"
+            return (
+                f"{self._bytes_expr(raw, as_numpy=False)}.view({dtype}).reshape({shape!r})"
+                if raw
+                else f"torch.empty({shape!r}, dtype={dtype})"
+            )
         if k == "quantized":
             dtype, scale, zero = n.info
             ints = self.expr(n.children[0])
@@ -552,7 +587,11 @@ class _Writer:
                 self.problems.append(f"a {n.info} tensor without a dense form is not rebuilt")
                 return "None"
             dense = self.expr(n.children[0])
-            method = {"torch.sparse_coo": "to_sparse()", "torch.sparse_csr": "to_sparse_csr()", "torch.sparse_csc": "to_sparse_csc()"}.get(n.info)
+            method = {
+                "torch.sparse_coo": "to_sparse()",
+                "torch.sparse_csr": "to_sparse_csr()",
+                "torch.sparse_csc": "to_sparse_csc()",
+            }.get(n.info)
             if method is None:
                 self.problems.append(f"layout {n.info} is rebuilt as COO")
                 method = "to_sparse()"
@@ -591,7 +630,10 @@ class _Writer:
         if dtype.kind in "biufc" and dtype.isnative:
             candidate = f"np.{type(value).__name__}({self._py(value.item())})"
             try:
-                rebuilt = eval(candidate, {"np": np, "struct": struct, "_float": lambda b: struct.unpack('<d', bytes.fromhex(b))[0]})  # noqa: S307 - our own source
+                rebuilt = eval(
+                    candidate,
+                    {"np": np, "struct": struct, "_float": lambda b: struct.unpack("<d", bytes.fromhex(b))[0]},
+                )  # noqa: S307 - our own source
                 if isinstance(rebuilt, np.generic) and rebuilt.dtype == dtype and rebuilt.tobytes() == raw:
                     return candidate
             except Exception:  # noqa: BLE001 - fall back to the bytes
@@ -626,7 +668,9 @@ class _Writer:
 
         packed = zlib.compress(pickle.dumps(value, protocol=4), 9)
         if len(packed) > MAX_EMBEDDED_BYTES:
-            self.problems.append(f"a list of {len(value)} items pickles to {len(packed)} bytes, more than a script embeds")
+            self.problems.append(
+                f"a list of {len(value)} items pickles to {len(packed)} bytes, more than a script embeds"
+            )
         self.imports.update({"base64", "pickle", "zlib"})
         return f"pickle.loads(zlib.decompress(base64.b64decode('{base64.b64encode(packed).decode()}')))"
 
@@ -651,7 +695,9 @@ class _Writer:
             memory = self._region(info["region"])
             size = dtype.itemsize
             if info["byte_offset"] % size:
-                self.problems.append("a tensor whose storage starts at a byte offset that is not a multiple of its element size is rebuilt in memory of its own")
+                self.problems.append(
+                    "a tensor whose storage starts at a byte offset that is not a multiple of its element size is rebuilt in memory of its own"
+                )
                 memory = f"{memory}[{info['byte_offset']}:].clone()"
                 base = 0
             else:
@@ -660,7 +706,9 @@ class _Writer:
                 # a view of a leaf that requires grad: rebuild the leaf over the whole storage, then view it
                 leaf = self._name("_leaf")
                 count = info["storage_nbytes"] // size
-                self.lines.append(f"{leaf} = torch.empty(0, dtype={dtype}{dev}).set_({memory}.untyped_storage(), {base}, ({count},), (1,)).requires_grad_()")
+                self.lines.append(
+                    f"{leaf} = torch.empty(0, dtype={dtype}{dev}).set_({memory}.untyped_storage(), {base}, ({count},), (1,)).requires_grad_()"
+                )
                 expr = f"{leaf}.as_strided({shape!r}, {stride!r}, {info['offset']})"
             else:
                 expr = f"torch.empty(0, dtype={dtype}{dev}).set_({memory}.untyped_storage(), {base + info['offset']}, {shape!r}, {stride!r})"
@@ -692,7 +740,9 @@ class _Writer:
             body.append("with torch.inference_mode():  # these tensors are inference tensors, as in the failing call")
             body += [f"    {line}" for line in self.inference_lines]
         body += self.lines
-        call = f"{check_name}(target{''.join(', ' + a for a in args)}{''.join(f', {k}={v}' for k, v in kwargs.items())})"
+        call = (
+            f"{check_name}(target{''.join(', ' + a for a in args)}{''.join(f', {k}={v}' for k, v in kwargs.items())})"
+        )
         wraps = []
         if state.get("inference"):
             wraps.append("torch.inference_mode()")
@@ -759,13 +809,15 @@ def run_script(path: str, *, timeout_s: float = 300.0, env: dict[str, str] | Non
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), **(env or {})}
     environment.pop("PYTEST_CURRENT_TEST", None)
     try:
-        proc = subprocess.run([sys.executable, "-c", _DRIVER, path], capture_output=True, text=True, timeout=timeout_s, env=environment)
+        proc = subprocess.run(
+            [sys.executable, "-c", _DRIVER, path], capture_output=True, text=True, timeout=timeout_s, env=environment
+        )
     except subprocess.TimeoutExpired:
         return {"outcome": "timed out", "detail": f"still running after {timeout_s:.0f} s"}
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(_MARK)), None)
     if line is None:
         return {"outcome": "error", "detail": f"exit {proc.returncode}: {proc.stderr[-2000:]}"}
-    return json.loads(line[len(_MARK):])
+    return json.loads(line[len(_MARK) :])
 
 
 def _forked(path: str, conn: Any) -> None:
@@ -773,8 +825,8 @@ def _forked(path: str, conn: Any) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    import io
     import contextlib
+    import io
 
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
@@ -799,7 +851,11 @@ def _forked(path: str, conn: Any) -> None:
         except BaseException as exc:  # noqa: BLE001 - the outcome is reported whatever it is
             found = [e for e in walk(exc) if isinstance(e, ContractViolation)]
             if found:
-                out = {"outcome": "violation", "problems": [list(problem_key(e)) for e in found], "message": str(found[0])[:2000]}
+                out = {
+                    "outcome": "violation",
+                    "problems": [list(problem_key(e)) for e in found],
+                    "message": str(found[0])[:2000],
+                }
             else:
                 out = {"outcome": "error", "detail": "".join(traceback.format_exception(exc))[-3000:]}
     conn.send(out)
@@ -810,7 +866,9 @@ def _forked(path: str, conn: Any) -> None:
 PRELOAD_ENV = "H2D_REPRO_PRELOAD"
 
 
-def _preloaded_runner(specs: list[str], workers: int, timeout_s: float) -> Callable[[list[str]], list[dict[str, Any]]] | None:
+def _preloaded_runner(
+    specs: list[str], workers: int, timeout_s: float
+) -> Callable[[list[str]], list[dict[str, Any]]] | None:
     """A runner that forks each script's process from a server that has imported torch, numpy, the kit and the targets' modules.
 
     A fork costs milliseconds where a fresh ``python`` costs seconds (importing torch, and
@@ -854,9 +912,15 @@ def _preloaded_runner(specs: list[str], workers: int, timeout_s: float) -> Calla
                         try:
                             results[i] = conn.recv()
                         except EOFError:
-                            results[i] = {"outcome": "error", "detail": f"the process ended without an outcome (exit {proc.exitcode})"}
+                            results[i] = {
+                                "outcome": "error",
+                                "detail": f"the process ended without an outcome (exit {proc.exitcode})",
+                            }
                     elif not proc.is_alive():
-                        results[i] = {"outcome": "error", "detail": f"the process ended without an outcome (exit {proc.exitcode})"}
+                        results[i] = {
+                            "outcome": "error",
+                            "detail": f"the process ended without an outcome (exit {proc.exitcode})",
+                        }
                     elif time.monotonic() - started > timeout_s:
                         proc.kill()
                         results[i] = {"outcome": "timed out", "detail": f"still running after {timeout_s:.0f} s"}
@@ -866,7 +930,7 @@ def _preloaded_runner(specs: list[str], workers: int, timeout_s: float) -> Calla
                     conn.close()
                     running.remove(entry)
         finally:
-            for _, proc, conn, _ in running:
+            for _, proc, _conn, _ in running:
                 proc.kill()
             if previous is None:
                 os.environ.pop(PRELOAD_ENV, None)
@@ -886,7 +950,13 @@ def reference_twin(script: str, spec: str) -> str:
     return _TARGET_LINE.sub(f"target = load_target({ref!r})", script, count=1)
 
 
-def verify(jobs: list[tuple[str, str, str, tuple[str, str]]], workdir: str, *, timeout_s: float = 300.0, workers: int | None = None) -> list[Verdict]:
+def verify(
+    jobs: list[tuple[str, str, str, tuple[str, str]]],
+    workdir: str,
+    *,
+    timeout_s: float = 300.0,
+    workers: int | None = None,
+) -> list[Verdict]:
     """Run each ``(name, script, spec, expected problem key)`` against its target and the reference, in parallel.
 
     Verified means: on the target the script raised a violation of the expected
@@ -910,20 +980,37 @@ def verify(jobs: list[tuple[str, str, str, tuple[str, str]]], workdir: str, *, t
     runner = _preloaded_runner(specs, workers, timeout_s)
     if runner is None:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            run: Callable[[list[str]], list[dict[str, Any]]] = lambda ps: list(pool.map(lambda p: run_script(p, timeout_s=timeout_s), ps))  # noqa: E731
+            run: Callable[[list[str]], list[dict[str, Any]]] = lambda ps: list(
+                pool.map(lambda p: run_script(p, timeout_s=timeout_s), ps)
+            )  # noqa: E731
             on_target, on_reference = run(paths), run(refs)
     else:
         on_target, on_reference = runner(paths), runner(refs)
     verdicts = []
-    for (name, _, spec, key), got, ref in zip(jobs, on_target, on_reference):
+    for (_name, _, spec, key), got, ref in zip(jobs, on_target, on_reference):
         if got["outcome"] != "violation":
-            verdicts.append(Verdict(False, f"on {spec} it {got['outcome']}" + (f": {got.get('detail', '')[-300:]}" if got.get("detail") else ""), got, None))
+            verdicts.append(
+                Verdict(
+                    False,
+                    f"on {spec} it {got['outcome']}"
+                    + (f": {got.get('detail', '')[-300:]}" if got.get("detail") else ""),
+                    got,
+                    None,
+                )
+            )
         elif list(key) not in got["problems"]:
             seen = "; ".join(f"[{c}] {k}" for c, k in got["problems"])
             verdicts.append(Verdict(False, f"on {spec} it failed another way: {seen}", got, None))
         elif ref["outcome"] != "passed":
             detail = ref.get("message") or ref.get("detail") or ""
-            verdicts.append(Verdict(False, f"on the reference it {ref['outcome']} too (a kit error, or an input the reference refuses): {detail[:300]}", got, ref))
+            verdicts.append(
+                Verdict(
+                    False,
+                    f"on the reference it {ref['outcome']} too (a kit error, or an input the reference refuses): {detail[:300]}",
+                    got,
+                    ref,
+                )
+            )
         else:
             verdicts.append(Verdict(True, "", got, ref))
     return verdicts

@@ -12,16 +12,17 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
-from .domain import in_domain, out_of_domain
+from .domain import out_of_domain
 from .registry import contract_of
-from .violations import ContractViolation, NotApplicable, problem_key
+from .violations import ContractViolation, NotApplicable, OutOfDomain, problem_key
 
 __all__ = [
     "DEFAULT_EXAMPLES",
@@ -108,11 +109,17 @@ def nondeterministic(exc: BaseException, contract: str, prop: str) -> ContractVi
     violation = ContractViolation(contract, msg)
     first_violation = next((e for e in getattr(exc, "exceptions", ()) if isinstance(e, ContractViolation)), None)
     if first_violation is not None:
-        violation.repro, violation.input_class, violation.check = first_violation.repro, first_violation.input_class, first_violation.check
+        violation.repro, violation.input_class, violation.check = (
+            first_violation.repro,
+            first_violation.input_class,
+            first_violation.check,
+        )
     return violation
 
 
-def run_given(body: Callable[[st.DataObject], None], overrides: dict[str, Any], cap: int | None = None, *, timed: bool = False) -> None:
+def run_given(
+    body: Callable[[st.DataObject], None], overrides: dict[str, Any], cap: int | None = None, *, timed: bool = False
+) -> None:
     """Run ``body`` under ``@given(st.data())`` with the current profile plus ``overrides``, finding every kind of failure.
 
     ``cap`` is a heavy property's budget under the default profile, scaled with the
@@ -125,7 +132,11 @@ def run_given(body: Callable[[st.DataObject], None], overrides: dict[str, Any], 
     """
     overrides = dict(overrides)
     rounds = overrides.pop("max_kinds", MAX_KINDS)
-    kw: dict[str, Any] = {"suppress_health_check": SUPPRESS, "deadline": None, "phases": TIMED_PHASES if timed else PHASES}
+    kw: dict[str, Any] = {
+        "suppress_health_check": SUPPRESS,
+        "deadline": None,
+        "phases": TIMED_PHASES if timed else PHASES,
+    }
     if cap is not None and "max_examples" not in overrides:
         kw["max_examples"] = capped_examples(cap)
     kw.update(overrides)
@@ -170,14 +181,18 @@ def run_given(body: Callable[[st.DataObject], None], overrides: dict[str, Any], 
     if len(kinds) == 1:
         raise kinds[0]
     if kinds:
-        raise ExceptionGroup(f"{prop}: {len(kinds)} kinds of failure (each found with the earlier ones set aside)", kinds)
+        raise ExceptionGroup(
+            f"{prop}: {len(kinds)} kinds of failure (each found with the earlier ones set aside)", kinds
+        )
 
 
 def accepted(target: Any, kinds: list[str] | tuple[str, ...], contract: str) -> list[str]:
     """The input kinds among ``kinds`` inside ``target``'s declared inputs; NotApplicable naming the contract when none is."""
     inside = [k for k in kinds if k in target.inputs]
     if not inside:
-        raise NotApplicable(f"contract '{contract}': draws {list(kinds)}, none of them inside target '{target.name}''s declared inputs {sorted(target.inputs)}")
+        raise NotApplicable(
+            f"contract '{contract}': draws {list(kinds)}, none of them inside target '{target.name}''s declared inputs {sorted(target.inputs)}"
+        )
     return inside
 
 
@@ -205,15 +220,16 @@ class Rows:
         self.kinds: dict[tuple[str, str], ContractViolation] = {}
 
     def row(self, check: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
-        """Run ``check(*args, **kwargs)``; a row whose data (``args[1]``) lies outside the target's (``args[0]``) inputs is skipped and counted."""
-        if getattr(check, "takes_data", False) and len(args) >= 2 and not in_domain(args[0], args[1]):
+        """Run ``check(*args, **kwargs)``; a row the check finds outside the target's domain (:class:`OutOfDomain`) is skipped and counted."""
+        try:
+            check(*args, **kwargs)
+        except OutOfDomain:
+            # the check's own domain test (the data's kind, the target's required arguments)
             self.outside += 1
             out_of_domain()
             return
-        self.rows += 1
-        try:
-            check(*args, **kwargs)
         except ContractViolation as exc:
+            self.rows += 1
             self.failed += 1
             key = problem_key(exc)
             if key not in self.kinds:
@@ -221,17 +237,29 @@ class Rows:
                     self.kinds[key] = exc
                 else:
                     self.unshown += 1
+            return
+        self.rows += 1
 
     def finish(self) -> None:
         found = list(self.kinds.values())
         if not found:
             if not self.rows and self.outside:
-                raise NotApplicable(f"{self.table}: all {self.outside} rows have data outside the target's declared inputs")
+                raise NotApplicable(
+                    f"{self.table}: all {self.outside} rows have data outside the target's declared inputs"
+                )
             return
         if self.unshown:
             # kinds past the cap are not shown, so they must not pass as expected either: this
             # violation matches no expectation entry's kind and keeps the failure UNEXPECTED
-            found.append(ContractViolation(found[0].contract, f"{self.table}: {self.unshown} more failing rows of kinds beyond the first {self.cap}, not shown"))
+            found.append(
+                ContractViolation(
+                    found[0].contract,
+                    f"{self.table}: {self.unshown} more failing rows of kinds beyond the first {self.cap}, not shown",
+                )
+            )
         if len(found) == 1 and self.failed == 1:
             raise found[0]
-        raise ExceptionGroup(f"{self.table}: {self.failed} of {self.rows} rows failed; the first row of each of {len(self.kinds)} kinds", found)
+        raise ExceptionGroup(
+            f"{self.table}: {self.failed} of {self.rows} rows failed; the first row of each of {len(self.kinds)} kinds",
+            found,
+        )

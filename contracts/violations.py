@@ -15,6 +15,7 @@ __all__ = [
     "ContractViolation",
     "KitError",
     "NotApplicable",
+    "OutOfDomain",
     "TargetTimeout",
     "call_in_flight",
     "fail",
@@ -52,6 +53,14 @@ class NotApplicable(unittest.SkipTest):
 
     A ``unittest.SkipTest`` subclass, so pytest reports it as a skip with this reason and
     Hypothesis re-raises it at once instead of treating it as a falsifying example.
+    """
+
+
+class OutOfDomain(NotApplicable):
+    """A call outside the target's declared domain (its input kinds, its required arguments): not applicable.
+
+    Raised by a check before it calls the target; a deterministic table counts such rows
+    and goes on (:class:`contracts.runner.Rows`).
     """
 
 

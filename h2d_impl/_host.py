@@ -124,18 +124,37 @@ _NUMPY_KINDS = frozenset("biufc")
 #: releases refused it, torch 2.13 accepts it; it stays on the general route, which views it as int64).
 _VIEWABLE_CHARS = frozenset(
     np.dtype(t).char
-    for t in (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
-              np.float16, np.float32, np.float64, np.complex64, np.complex128)
+    for t in (
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.uint32,
+        np.int64,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+    )
 )
 
 
 def _numpy_to_tensor(arr: np.ndarray) -> torch.Tensor:
     """View (or, for layouts torch cannot view, copy) a numpy array as a CPU tensor."""
     dt = arr.dtype
-    if dt.char in _VIEWABLE_CHARS and dt.isnative and arr.flags.writeable and (arr.ndim == 0 or (arr.ndim == 1 and arr.strides[0] == dt.itemsize)):
+    if (
+        dt.char in _VIEWABLE_CHARS
+        and dt.isnative
+        and arr.flags.writeable
+        and (arr.ndim == 0 or (arr.ndim == 1 and arr.strides[0] == dt.itemsize))
+    ):
         # The common case (a writeable, native, 0-d or unit-stride 1-d array) in one test:
         # the checks below cost about 0.8 us of a small call (as_source_tensor of 16 int32:
-        # 1.66 -> 0.90 us, reports/bench/2026-12-01_cpu_host_prep/).
+        # 1.66 -> 0.90 us on the CPU machine, bench/host_prep_timings.py; docs/performance.md).
         return torch.from_numpy(arr)
     if arr.dtype.kind not in _NUMPY_KINDS:
         raise TypeError(
@@ -240,7 +259,7 @@ def _flat_list(data: Any) -> tuple[torch.Tensor, torch.dtype] | None:
 
     The hot path's lists (token ids, positions, slot mappings): one ``set(map(type, ...))``
     and one ``np.array(..., dtype=...)`` decide and convert (``as_source_tensor`` of 16 ints:
-    1.8 us on the CPU machine, 3.3 us by the general route; reports/bench/2026-12-01_cpu_host_prep/). The values and dtype are the
+    1.8 us on the CPU machine, 3.3 us by the general route; measured by bench/host_prep_timings.py). The values and dtype are the
     general route's: ``np.asarray`` makes int64, float64 and bool arrays of such lists, and
     the scans of :func:`_list_to_array` and :func:`_has_typed_leaf` find nothing in them.
     Ints outside int64 raise OverflowError here and are left to the general route (uint64,
@@ -309,7 +328,9 @@ def as_source_tensor(data: Any, *, infer_dtype: bool = True) -> tuple[torch.Tens
         isinstance(data, (numbers.Number, np.bool_)) and not isinstance(data, (np.generic,))
     ):
         if not isinstance(data, (list, tuple, bool, int, float, complex)):
-            raise TypeError(f"data of type {type(data).__qualname__} is not supported: pass an int, float, bool or complex")
+            raise TypeError(
+                f"data of type {type(data).__qualname__} is not supported: pass an int, float, bool or complex"
+            )
         flat = _flat_list(data)
         if flat is not None:
             return flat if infer_dtype else (flat[0], flat[0].dtype)
@@ -378,7 +399,9 @@ def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
     """
     if dtype not in _INTEGER_DTYPES or source.dtype == dtype or source.dtype == torch.bool:
         if source.is_complex() and not dtype.is_complex and dtype is not torch.bool:
-            raise TypeError(f"data is complex ({source.dtype}) but dtype={dtype} is not: the imaginary part would be lost")
+            raise TypeError(
+                f"data is complex ({source.dtype}) but dtype={dtype} is not: the imaginary part would be lost"
+            )
         return
     if source.numel() == 0:
         return
@@ -390,16 +413,18 @@ def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
     # when another thread is busy on the H200 host (h2d.SERIAL_COPY_MAX_BYTES).
     if source.is_floating_point():
         if source.dtype in _NUMPY_FLOATS and not source.is_neg():
-            wide_np = source.numpy().astype(np.float64)  # float64 first: numpy 2 compares a float32 array with a Python float in float32
+            wide_np = source.numpy().astype(
+                np.float64
+            )  # float64 first: numpy 2 compares a float32 array with a Python float in float32
         else:  # bfloat16, float8, neg views: torch
             wide_np = source.to(torch.float64).numpy()
         wide = torch.from_numpy(wide_np)  # no copy: read only for a message
         bad_np = ~np.isfinite(wide_np)
         if bad_np.any():
-            idx = _first_index(torch.from_numpy(np.array(bad_np, dtype=np.bool_, ndmin=0, copy=True)))  # 0-d: numpy gives a scalar
-            raise ValueError(
-                f"{_at(idx)} = {wide[idx].item()} cannot be converted to integer dtype {dtype}"
-            )
+            idx = _first_index(
+                torch.from_numpy(np.array(bad_np, dtype=np.bool_, ndmin=0, copy=True))
+            )  # 0-d: numpy gives a scalar
+            raise ValueError(f"{_at(idx)} = {wide[idx].item()} cannot be converted to integer dtype {dtype}")
         # The value itself must lie in [min, max] (torch.tensor's rule for Python
         # floats: -0.5 is out of range for uint8). float(max) rounds up for int64, so
         # max + 1, a power of two and exact in float64, is checked too.
@@ -416,9 +441,10 @@ def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
     if np.any(bad_np):
         bad = torch.from_numpy(np.array(bad_np, dtype=np.bool_, ndmin=0, copy=True))
         if wide is None:
-            wide = source.to(torch.int64) if source.dtype != getattr(torch, "uint64", None) else torch.from_numpy(values.astype(np.float64))
+            wide = (
+                source.to(torch.int64)
+                if source.dtype != getattr(torch, "uint64", None)
+                else torch.from_numpy(values.astype(np.float64))
+            )
         idx = _first_index(bad)
-        raise ValueError(
-            f"{_at(idx)} = {wide[idx].item()} is out of range for {dtype} "
-            f"[{info.min}, {info.max}]"
-        )
+        raise ValueError(f"{_at(idx)} = {wide[idx].item()} is out of range for {dtype} [{info.min}, {info.max}]")

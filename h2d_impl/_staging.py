@@ -1,7 +1,7 @@
 """Pinned staging pools: page-locked chunks and blocks reused only after a completion event says their copy ran.
 
 Why not torch's caching host allocator (CHA) per call, as vLLM does: on the H200
-(reports/bench/2026-12-01_h200_a08431b) a ``torch.empty(..., pin_memory=True)`` cost about
+(measured by the bench, see docs/performance.md) a ``torch.empty(..., pin_memory=True)`` cost about
 7 us of a 21 us small call, and back-to-back large calls asked it for whole-payload
 blocks that were rarely free again by the next call, so steady-state throughput fell to
 41-58% of the pinned DMA limit while each miss paid a fresh ``cudaHostAlloc``
@@ -15,7 +15,7 @@ blocks that were rarely free again by the next call, so steady-state throughput 
   :data:`MIN_BLOCK_BYTES`), one pool per class: one host copy and one DMA per call. The
   host copy is one OpenMP region: staging in 4 MiB pieces (one region each, pipelined with
   the DMA) stalled for 84-126 ms per 64 MiB call when another process shared the cores
-  (reports/gpu/2026-12-01_h200_ef1e129_staging_trace).
+  (measured on an H200 with ``H2D_STAGING_TRACE``, see docs/performance.md).
 
 When to wait, when to allocate. Every chunk or block in flight carries two events on its
 stream: ``start`` (recorded before its first copy) and ``done`` (after its last). It is
@@ -57,7 +57,8 @@ import functools
 import os
 import threading
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import torch
 
@@ -84,8 +85,8 @@ SMALL_MAX_RETAINED_BYTES = 64 << 20
 #: Payloads of at most this many bytes are sub-allocated from the small pool.
 SMALL_MAX_BYTES = 256 << 10
 #: Below this many retained bytes (or two blocks) a pool allocates rather than wait for its
-#: oldest: about 1.2 ms of DMA queued at 55 GB/s while the host stages the next call. At
-#: 68a8095 a pool waited as soon as its oldest copy had started, held one or two chunks,
+#: oldest: about 1.2 ms of DMA queued at 55 GB/s while the host stages the next call. A
+#: pool that waited as soon as its oldest copy had started (an earlier version) held one or two chunks,
 #: serialised host copy and DMA, and reached 15-17 GB/s at every size (H200).
 MIN_DEPTH_BYTES = 64 << 20
 #: Pinned bytes one pool may hold before a call waits for the oldest queued copy
@@ -151,7 +152,16 @@ class StagingPool:
     Not for direct use: :func:`h2d_impl.async_tensor_h2d` takes chunks under :attr:`lock`.
     """
 
-    def __init__(self, device: torch.device, chunk_bytes: int, *, pin: bool, small: bool, max_retained: int = MAX_RETAINED_BYTES, clock: Any = None) -> None:
+    def __init__(
+        self,
+        device: torch.device,
+        chunk_bytes: int,
+        *,
+        pin: bool,
+        small: bool,
+        max_retained: int = MAX_RETAINED_BYTES,
+        clock: Any = None,
+    ) -> None:
         self.device = device
         # A small pool's chunk collects many calls, with any amount of other work queued
         # between its first and last copy: that its first copy started says nothing about
@@ -210,7 +220,9 @@ class StagingPool:
         ms = (time.perf_counter() - t0) * 1e3
         if ms > 0.5:
             branch = "alloc" if self.allocations > before[2] else "wait" if self.waits > before[3] else "reuse"
-            trace(f"take {ms:.2f} ms {branch} want={want} retained={before[0]} inflight={before[1]} oldest[{state}] chunk={self.chunk_bytes}")
+            trace(
+                f"take {ms:.2f} ms {branch} want={want} retained={before[0]} inflight={before[1]} oldest[{state}] chunk={self.chunk_bytes}"
+            )
         return chunk
 
     def _first_done(self) -> _Chunk | None:
@@ -218,7 +230,7 @@ class StagingPool:
 
         Not only the oldest: with several streams the oldest may sit behind other work on
         one stream while a later one, copied on another stream, is already free (found by
-        an outside review of the pool, reports/review/staging-pool/bug_head_of_line_streams.py).
+        an outside review of the pool).
         A chunk on a stream whose earlier chunk has not finished is skipped unqueried: the
         events of one stream complete in the order they were recorded. So back-to-back calls
         on one stream query one event per take, not :data:`SCAN` (each ``cudaEventQuery``
@@ -249,11 +261,15 @@ class StagingPool:
                 # The pool holds less than this call's payload: grow now, even where a finished
                 # chunk could be reused, so the next call of this size finds its whole payload's
                 # chunks (an idle stream recycles two or three; behind a busy stream the rest
-                # were fresh cudaHostAllocs: 8.4 ms for 64 MiB at 98b4920 on the H200).
+                # were fresh cudaHostAllocs: 8.4 ms for 64 MiB on the H200 without this rule).
                 chunk = self._alloc()
             elif oldest is not None and (ready := self._first_done()) is not None:
                 chunk = ready
-            elif oldest is not None and grow > min(max(MIN_DEPTH_BYTES, 2 * self.chunk_bytes), self.max_retained) and ((self.wait_if_started and oldest.start.query()) or grow > self.max_retained):
+            elif (
+                oldest is not None
+                and grow > min(max(MIN_DEPTH_BYTES, 2 * self.chunk_bytes), self.max_retained)
+                and ((self.wait_if_started and oldest.start.query()) or grow > self.max_retained)
+            ):
                 # Our own copies are running (a wait of at most one chunk's DMA), or the pool is
                 # full (backpressure): wait for the oldest chunk rather than pin more memory.
                 self.waits += 1
@@ -268,7 +284,7 @@ class StagingPool:
                 key = self.stream_key()
                 # cudaStreamPerThread (handle 2, e.g. torch.cuda.ExternalStream(2)) is one handle
                 # for a different stream in each thread: key it by thread too, or _first_done
-                # would take two threads' streams for one (outside review, reports/review/fast-paths/)
+                # would take two threads' streams for one (found by an outside review of the fast paths)
                 chunk.key = key if key != _PER_THREAD_STREAM else hash((key, threading.get_ident()))
                 if chunk.start is None:
                     chunk.start, chunk.done = self.clock.event(), self.clock.event()
@@ -283,7 +299,7 @@ class StagingPool:
         After the host copy, not in :meth:`take`: with the start recorded before a long host
         copy, another thread could queue a kernel on the same stream between the start and
         the DMA, and "its start has completed" would no longer mean "only our copy is left"
-        (outside review, reports/review/staging-pool/bug_start_event_too_early.py).
+        (found by an outside review of the pool).
         """
         if self.clock is not None:
             chunk.start.record(chunk.stream)
@@ -362,7 +378,9 @@ class _CudaClock:
         index = device.index
         self.device = device
         raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)  # ~0.2 us; current_stream() ~1 us
-        self.stream_key: Callable[[], int] = (lambda: raw(index)) if raw is not None else (lambda: torch.cuda.current_stream(index).cuda_stream)
+        self.stream_key: Callable[[], int] = (
+            (lambda: raw(index)) if raw is not None else (lambda: torch.cuda.current_stream(index).cuda_stream)
+        )
         self._streams: dict[int, Any] = {}
 
     def current_stream(self) -> Any:
@@ -396,7 +414,9 @@ def pool_for(device: torch.device, chunk_bytes: int, pin: bool, *, small: bool) 
     if pool is None:
         with _POOLS_LOCK:
             cap = SMALL_MAX_RETAINED_BYTES if small else max(MAX_RETAINED_BYTES, 2 * chunk_bytes)
-            pool = _POOLS.get(key) or _POOLS.setdefault(key, StagingPool(device, chunk_bytes, pin=pin, small=small, max_retained=cap))
+            pool = _POOLS.get(key) or _POOLS.setdefault(
+                key, StagingPool(device, chunk_bytes, pin=pin, small=small, max_retained=cap)
+            )
     return pool
 
 
@@ -415,4 +435,7 @@ def empty_staging_cache() -> int:
 
 def staging_stats() -> dict[str, dict[str, int]]:
     """Per pool (``"cuda:0/4194304"``, ``"cuda:0/262144/small"``: device, chunk bytes, kind): retained bytes, chunks in flight and free, allocations, waits."""
-    return {f"{d}/{c}{'/small' if sm else ''}{'' if p else '/pageable'}": pool.stats() for (d, c, p, sm), pool in list(_POOLS.items())}
+    return {
+        f"{d}/{c}{'/small' if sm else ''}{'' if p else '/pageable'}": pool.stats()
+        for (d, c, p, sm), pool in list(_POOLS.items())
+    }

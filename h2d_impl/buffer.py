@@ -32,7 +32,7 @@ class CpuGpuBuffer:
             ``"cpu"`` on CPU platforms), keyword-only, required.
         pin_memory: pin ``.cpu`` (page-locked). Default: :func:`pin_memory_available`.
             When pinning is asked for but unavailable (CPU-only torch), ``.cpu`` is
-            pageable, as the design brief (../shared/DESIGN.md) specifies ("pinned when asked and available").
+            pageable, as docs/reference.md specifies ("pinned when asked and available").
         with_numpy: also expose ``.np``, a ``numpy.ndarray`` sharing memory with
             ``.cpu``. numpy has no bfloat16 or float8 dtypes: asking for ``.np`` with
             those raises ValueError (vLLM raises ValueError for bfloat16 too).
@@ -85,18 +85,19 @@ class CpuGpuBuffer:
             raise TypeError(f"with_numpy must be a bool, got {with_numpy!r}")
         if with_numpy and dtype not in _NUMPY_DTYPES:
             raise ValueError(
-                f"dtype={dtype} has no numpy equivalent, so .np cannot be made: "
-                "create the buffer with with_numpy=False"
+                f"dtype={dtype} has no numpy equivalent, so .np cannot be made: create the buffer with with_numpy=False"
             )
         # Pinned memory is allocated through the current device's CUDA context: make the
         # buffer's device current for it, or a buffer on cuda:1 creates a context on cuda:0
-        # (issue 10: device-hygiene).
+        # (the device-hygiene contract checks it).
         guard = torch.cuda.device(device) if device.type == "cuda" else contextlib.nullcontext()
         try:
             with guard:
                 if pin_memory is None:
                     pin_memory = pin_memory_available()
-                self.cpu = torch.zeros(size, dtype=dtype, device="cpu", pin_memory=bool(pin_memory) and pin_memory_available())
+                self.cpu = torch.zeros(
+                    size, dtype=dtype, device="cpu", pin_memory=bool(pin_memory) and pin_memory_available()
+                )
             self.gpu = torch.zeros(size, dtype=dtype, device=device)
         except (RuntimeError, OverflowError, TypeError) as exc:
             raise ValueError(f"size={size} with dtype={dtype} cannot be allocated: {str(exc).splitlines()[0]}") from exc
@@ -118,7 +119,8 @@ class CpuGpuBuffer:
         if n is None:
             return None
         if isinstance(n, (bool, np.bool_)) or (
-            isinstance(n, torch.Tensor) and (n.dim() != 0 or n.dtype is torch.bool or n.is_floating_point() or n.is_complex())
+            isinstance(n, torch.Tensor)
+            and (n.dim() != 0 or n.dtype is torch.bool or n.is_floating_point() or n.is_complex())
         ):
             raise TypeError(f"n must be an int or None, got {n!r}")
         try:

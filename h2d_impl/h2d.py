@@ -27,13 +27,14 @@ from ._host import (
 
 __all__ = ["async_tensor_h2d", "async_tensor_h2d_cpu", "async_tensor_h2d_pipelined"]
 
+
 @functools.cache
 def _cuda_device_count() -> int:
     """CUDA devices visible to this process, 0 where CUDA is unusable; read once.
 
     ``torch.cuda.is_available()`` reads an environment variable and asks the driver on
     every call: two of them were about 2 us of a 25 us small call on the H200 (cProfile
-    in reports/bench/2026-12-01_h200_18ceb4a/profile.txt). Visibility cannot change
+    of the bench's small calls, see docs/performance.md). Visibility cannot change
     within a process (CUDA_VISIBLE_DEVICES is read when CUDA initialises).
     """
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
@@ -61,7 +62,11 @@ def _resolve_device(device: Any, name: str = "device") -> torch.device:
         if hit is not None:
             return hit
     resolved = _resolve_uncached(device, name)
-    if kind in _CACHEABLE and len(_RESOLVED) < 256 and (resolved.type == "cpu" or kind is int or _parse_device(device).index is not None):
+    if (
+        kind in _CACHEABLE
+        and len(_RESOLVED) < 256
+        and (resolved.type == "cpu" or kind is int or _parse_device(device).index is not None)
+    ):
         _RESOLVED[(kind, device)] = resolved
     return resolved
 
@@ -105,7 +110,9 @@ def _check_out(out: Any) -> None:
         raise ValueError("out requires grad; in-place writes into it would be recorded by autograd")
     if out.is_inference() and not torch.is_inference_mode_enabled():
         # torch's copy_ would write first and raise RuntimeError after (nothing must be written).
-        raise ValueError("out is an inference tensor (made under torch.inference_mode()); write it inside inference mode")
+        raise ValueError(
+            "out is an inference tensor (made under torch.inference_mode()); write it inside inference mode"
+        )
     if out.is_nested:
         raise TypeError("out is a nested tensor; only strided (dense) tensors can be written")
     if _may_overlap(out):
@@ -144,7 +151,13 @@ def _shares_memory(a: Any, b: torch.Tensor) -> bool:
     slices of one buffer (``b[:4]`` into ``b[4:]``) are independent; interleaved views
     (``b[::2]`` and ``b[1::2]``) are conservatively treated as sharing.
     """
-    if not isinstance(a, torch.Tensor) or a.device.type != "cpu" or b.device.type != "cpu" or not a.numel() or not b.numel():
+    if (
+        not isinstance(a, torch.Tensor)
+        or a.device.type != "cpu"
+        or b.device.type != "cpu"
+        or not a.numel()
+        or not b.numel()
+    ):
         return False
     (alo, ahi), (blo, bhi) = _byte_span(a), _byte_span(b)
     return alo < bhi and blo < ahi
@@ -190,16 +203,33 @@ def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
 #: 16 MiB alike, where one thread took 2.3 us-1.4 ms; quiet, one thread was as fast up to
 #: 256 KiB (64 KiB: 2.6-3.7 us against 7.8-10.9; 256 KiB: 7.7-10.3 against 7.6-9.1) but not
 #: beyond (1 MiB: 39-52 us against 10.5-13.4)
-#: (reports/bench/2026-12-01_h200_8fc3589_omp_contention/, ``bench/omp_contention.py``).
+#: (measured by ``bench/omp_contention.py`` on the H200, see docs/performance.md).
 #: So small payloads, the hot path's many calls, never wait for a time slice; larger ones
 #: keep the parallel copy (one region per call, see :func:`_copy_pooled`).
 SERIAL_COPY_MAX_BYTES = 256 << 10
 #: torch copies at most this many elements on the calling thread (``at::internal::GRAIN_SIZE``;
-#: parallel from 32,769: outside review of this copy, reports/review/serial-copy/).
+#: parallel from 32,769: found by an outside review of this copy).
 _TORCH_GRAIN = 32768
-_NUMPY_SAME = frozenset({torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16,
-                         torch.uint32, torch.uint64, torch.float16, torch.float32, torch.float64, torch.complex64, torch.complex128})
-_NUMPY_INTS = frozenset({torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64})
+_NUMPY_SAME = frozenset(
+    {
+        torch.uint8,
+        torch.int8,
+        torch.int16,
+        torch.int32,
+        torch.int64,
+        torch.uint16,
+        torch.uint32,
+        torch.uint64,
+        torch.float16,
+        torch.float32,
+        torch.float64,
+        torch.complex64,
+        torch.complex128,
+    }
+)
+_NUMPY_INTS = frozenset(
+    {torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64}
+)
 #: Conversions where numpy's cast is C's, as torch's is, for the values validation lets
 #: through (integers in range, no NaN into integers): integers among themselves, to bool and
 #: to float32/64; float32/64 to integers and bool; float32 to float64. Never from bool (a
@@ -294,7 +324,7 @@ def _dense(t: torch.Tensor) -> bool:
 def _zero_copy_ok(data: Any, source: torch.Tensor, dtype: torch.dtype) -> bool:
     """A CPU tensor that is already pinned, of the target dtype and without conj/neg bits is DMA'd from its own memory.
 
-    DESIGN.md: "an already pinned input is not copied again". Dense ones (contiguous or a
+    docs/reference.md (zero-copy): an already pinned input is not copied again. Dense ones (contiguous or a
     permutation) are copied as they lie; views with gaps are gathered on the device
     (:func:`_gather_span`) when their byte span is small enough, else staged.
     """
@@ -323,7 +353,7 @@ def _gather_span(source: torch.Tensor, count: int, target: torch.device, out: to
 
     No host pass and no pinned allocation: a 64 MiB pinned column slice (stride 2) cost a
     21.5 ms host gather behind a busy stream on the H200
-    (reports/gpu/2026-12-01_h200_4b6059a_mutation_serial/control_failure.txt), over the
+    (the unmutated control of a GPU mutation run failed on it), over the
     non-blocking contract's 20 ms. The span is read by the DMA later, as for any pinned
     input: the documented hazard applies.
     """
@@ -366,7 +396,7 @@ def _to_device(
             # Dense in a permutation (transposed, channels-last): DMA the storage as it lies (.to
             # keeps the strides), then reorder on the device, on the same stream: no host pass
             # (staging a 16 MiB transposed tensor cost 11.7 ms of host time on the H200,
-            # reports/bench/2026-12-01_h200_18ceb4a).
+            # measured by the bench, see docs/performance.md).
             moved = source.to(target, non_blocking=True)
             return out.copy_(moved) if out is not None else moved.contiguous()
         if source.numel():
@@ -391,17 +421,27 @@ def _dma(staging: torch.Tensor, target: torch.device, out: torch.Tensor | None) 
     ``copy=True``: for a host target (the CPU call-trace tests) ``.to()`` would return the
     pooled staging itself, which the next call overwrites (outside review of the pool).
     """
-    return out.copy_(staging, non_blocking=True) if out is not None else staging.to(target, non_blocking=True, copy=True)
+    return (
+        out.copy_(staging, non_blocking=True) if out is not None else staging.to(target, non_blocking=True, copy=True)
+    )
 
 
-def _copy_pooled(source: torch.Tensor, dtype: torch.dtype, target: torch.device, out: torch.Tensor | None, min_block: int, *, pin: bool) -> torch.Tensor:
+def _copy_pooled(
+    source: torch.Tensor,
+    dtype: torch.dtype,
+    target: torch.device,
+    out: torch.Tensor | None,
+    min_block: int,
+    *,
+    pin: bool,
+) -> torch.Tensor:
     """Stage ``source`` whole in one block of its size class's pool (one host copy), then one non_blocking copy.
 
     One host copy per call, not one per 4 MiB piece: torch runs each host ``copy_`` as an
     OpenMP parallel region, and with a second process busy on the same cores each region
-    cost about 8 ms. At ef1e129 (4 MiB pieces, pipelined) a 64 MiB call spent 84-126 ms in
+    cost about 8 ms. Staged in 4 MiB pieces (pipelined), as an earlier version did, a 64 MiB call spent 84-126 ms in
     16 host copies behind a busy stream, two pytest workers sharing the H200's 16 cores
-    (reports/gpu/2026-12-01_h200_ef1e129_staging_trace). The overlap of host copy and DMA
+    (measured with ``H2D_STAGING_TRACE``, see docs/performance.md). The overlap of host copy and DMA
     comes from consecutive calls instead (each pool keeps at least two blocks in flight).
     """
     traced = bool(_staging.TRACE_PATH)
@@ -424,7 +464,9 @@ def _copy_pooled(source: torch.Tensor, dtype: torch.dtype, target: torch.device,
         finally:
             pool.give_back(block)  # also when a copy raised: the block stays the pool's (outside review)
     if traced and (time.perf_counter() - t0) > 5e-3:
-        _staging.trace(f"copy_pooled {(time.perf_counter() - t0) * 1e3:.2f} ms {nbytes} B: take={(t1 - t0) * 1e3:.2f} host={(t2 - t1) * 1e3:.2f} {pool.stats()}")
+        _staging.trace(
+            f"copy_pooled {(time.perf_counter() - t0) * 1e3:.2f} ms {nbytes} B: take={(t1 - t0) * 1e3:.2f} host={(t2 - t1) * 1e3:.2f} {pool.stats()}"
+        )
     return result
 
 
@@ -507,7 +549,7 @@ def async_tensor_h2d_pipelined(
 ) -> torch.Tensor:
     """Deprecated alias of :func:`async_tensor_h2d`, kept so that callers of the old opt-in keep working.
 
-    Until issue 12 the chunked, pipelined staging of large payloads was opt-in here: it
+    Formerly the chunked, pipelined staging of large payloads was opt-in here: it
     reached 87-94% of the pinned DMA limit but paid a ``cudaHostAlloc`` per chunk behind a
     busy stream. The default path now stages through the event-tracked chunk pool of
     :mod:`h2d_impl._staging`, which has both properties without the cost, so the two are one.
@@ -535,16 +577,20 @@ def _async_h2d(
         return _stage(source, dtype, pin=False)
     count = _cuda_device_count()
     # One visible device: the target (validated against the count) is the current one; the
-    # current_device() call was about 1 us of a small call (cProfile, reports/bench/).
+    # current_device() call was about 1 us of a small call (cProfile of the bench, see docs/performance.md).
     if count <= 1 or target.index == torch.cuda.current_device():
-        return _to_device(data, source, dtype, target, out, pin=pin_memory_available(), min_block=min_block, small_max=small_max)
+        return _to_device(
+            data, source, dtype, target, out, pin=pin_memory_available(), min_block=min_block, small_max=small_max
+        )
     # Another device than the current one: pinned staging blocks (and the first-use
     # pinned-memory probe) are allocated through the CUDA context of the current device,
     # so make the target current for the call; torch switches back without creating a
     # context on the previous device (c10::cuda::MaybeSetDevice). Without this a call
-    # aimed at cuda:1 created a context on cuda:0 (2x H200, issue 10: device-hygiene).
+    # aimed at cuda:1 created a context on cuda:0 (seen on 2x H200; the device-hygiene contract checks it).
     with torch.cuda.device(target):
-        return _to_device(data, source, dtype, target, out, pin=pin_memory_available(), min_block=min_block, small_max=small_max)
+        return _to_device(
+            data, source, dtype, target, out, pin=pin_memory_available(), min_block=min_block, small_max=small_max
+        )
 
 
 def async_tensor_h2d_cpu(

@@ -12,8 +12,6 @@ from .calls import (
     POISON,
     ROUTES,
     VALUE_KINDS,
-    value_bad_inputs_table,
-    value_case,
     BadInput,
     H2DCall,
     bad_inputs,
@@ -23,6 +21,8 @@ from .calls import (
     out_buffers,
     out_in_layout,
     row_counts,
+    value_bad_inputs_table,
+    value_case,
     wrong_shapes,
 )
 from .host import (
@@ -30,19 +30,26 @@ from .host import (
     HOST_KINDS,
     TENSOR_LAYOUTS,
     array_in_layout,
-    set_bits,
-    tensor_values,
     cpu_tensors,
     host_data,
     nested_lists,
     numpy_arrays,
     pinning_available,
+    set_bits,
     shapes,
     tensor_in_layout,
+    tensor_values,
     torch_dtypes,
 )
+from .sizes import MAX_EXPONENT, ROW_LADDER, SIZE_LADDER, bulk_values, ladder, log_sizes
 
 __all__ = [
+    "MAX_EXPONENT",
+    "ROW_LADDER",
+    "SIZE_LADDER",
+    "bulk_values",
+    "ladder",
+    "log_sizes",
     "ARRAY_LAYOUTS",
     "HOST_KINDS",
     "INTEGER_DTYPES",

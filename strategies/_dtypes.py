@@ -39,7 +39,9 @@ USER_DTYPES: tuple[torch.dtype, ...] = (
 
 #: uint16/32/64: torch has them as dtypes (creation, copy, conversion) but few kernels;
 #: users pass them as ``dtype=`` or an ``out`` dtype (token ids as uint32), rarely as data.
-UNSIGNED_WIDE_DTYPES: tuple[torch.dtype, ...] = tuple(getattr(torch, n) for n in ("uint16", "uint32", "uint64") if hasattr(torch, n))
+UNSIGNED_WIDE_DTYPES: tuple[torch.dtype, ...] = tuple(
+    getattr(torch, n) for n in ("uint16", "uint32", "uint64") if hasattr(torch, n)
+)
 
 #: Every dtype a call may resolve to (``dtype=`` / ``out.dtype``): the user dtypes, float8, uint16/32/64.
 TARGET_DTYPES: tuple[torch.dtype, ...] = USER_DTYPES + FLOAT8_DTYPES + UNSIGNED_WIDE_DTYPES

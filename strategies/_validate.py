@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -56,7 +57,9 @@ def one_of(allowed: tuple[str, ...], *, optional: bool = True) -> Check:
         if value is None and optional:
             return value
         if not isinstance(value, str) or value not in allowed:
-            raise InvalidArgument(f"{where}: got {value!r}; expected {'None or ' if optional else ''}one of {', '.join(map(repr, allowed))}")
+            raise InvalidArgument(
+                f"{where}: got {value!r}; expected {'None or ' if optional else ''}one of {', '.join(map(repr, allowed))}"
+            )
         return value
 
     return check
@@ -69,12 +72,18 @@ def some_of(allowed: tuple[str, ...], *, optional: bool = False) -> Check:
         if value is None and optional:
             return value
         if isinstance(value, str):
-            raise InvalidArgument(f"{where}: got the string {value!r}; pass a tuple such as ({value!r},) of {', '.join(map(repr, allowed))}")
+            raise InvalidArgument(
+                f"{where}: got the string {value!r}; pass a tuple such as ({value!r},) of {', '.join(map(repr, allowed))}"
+            )
         if not isinstance(value, (tuple, list)) or not value:
-            raise InvalidArgument(f"{where}: got {value!r}; expected a non-empty tuple of {', '.join(map(repr, allowed))}")
+            raise InvalidArgument(
+                f"{where}: got {value!r}; expected a non-empty tuple of {', '.join(map(repr, allowed))}"
+            )
         unknown = [v for v in value if v not in allowed]
         if unknown:
-            raise InvalidArgument(f"{where}: unknown {', '.join(map(repr, unknown))}; expected some of {', '.join(map(repr, allowed))}")
+            raise InvalidArgument(
+                f"{where}: unknown {', '.join(map(repr, unknown))}; expected some of {', '.join(map(repr, allowed))}"
+            )
         return tuple(value)
 
     return check
@@ -122,7 +131,9 @@ def dtype(*, allowed: tuple[torch.dtype, ...] | None = None, optional: bool = Tr
             try:
                 value = _TORCH_OF_NUMPY[np.dtype(value)]
             except (TypeError, KeyError):
-                raise InvalidArgument(f"{where}: got {value!r}; expected a torch dtype (or a numpy dtype with a torch twin: {', '.join(sorted(str(k) for k in _TORCH_OF_NUMPY))})") from None
+                raise InvalidArgument(
+                    f"{where}: got {value!r}; expected a torch dtype (or a numpy dtype with a torch twin: {', '.join(sorted(str(k) for k in _TORCH_OF_NUMPY))})"
+                ) from None
         if allowed is not None and value not in allowed:
             raise InvalidArgument(f"{where}: got {value}; expected one of {', '.join(str(d) for d in allowed)}")
         return value
@@ -152,10 +163,16 @@ def shape(*, min_dims: int = 0, optional: bool = True, strategy: bool = True) ->
             return value
         if isinstance(value, torch.Size):
             value = tuple(value)
-        if not isinstance(value, (tuple, list)) or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in value):
-            raise InvalidArgument(f"{where}: got {value!r}; expected a tuple of non-negative ints{' or a strategy of them' if strategy else ''}")
+        if not isinstance(value, (tuple, list)) or not all(
+            isinstance(s, (int, np.integer)) and not isinstance(s, bool) and s >= 0 for s in value
+        ):
+            raise InvalidArgument(
+                f"{where}: got {value!r}; expected a tuple of non-negative ints{' or a strategy of them' if strategy else ''}"
+            )
         if len(value) < min_dims:
-            raise InvalidArgument(f"{where}: got {tuple(value)!r}, {len(value)} dimension(s); expected at least {min_dims}")
+            raise InvalidArgument(
+                f"{where}: got {tuple(value)!r}, {len(value)} dimension(s); expected at least {min_dims}"
+            )
         return tuple(int(s) for s in value)
 
     return check
@@ -172,6 +189,8 @@ def device() -> Check:
                 return torch.device(value)
             except (RuntimeError, ValueError) as exc:
                 raise InvalidArgument(f"{where}: got {value!r}, not a device: {exc}") from None
-        raise InvalidArgument(f"{where}: got {value!r}; expected a torch.device, a device string such as 'cpu' or 'cuda:0', or a CUDA ordinal")
+        raise InvalidArgument(
+            f"{where}: got {value!r}; expected a torch.device, a device string such as 'cpu' or 'cuda:0', or a CUDA ordinal"
+        )
 
     return check

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
-
-import warnings
 
 import numpy as np
 import torch
 from hypothesis import strategies as st
 
 from . import _validate as _v
-from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, UNSIGNED_WIDE_DTYPES, USER_DTYPES, is_integer
-from .host import HOST_KINDS, host_data, nested_lists, numpy_arrays, cpu_tensors, pinning_available, shapes, torch_dtypes
+from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, UNSIGNED_WIDE_DTYPES, USER_DTYPES
+from .host import (
+    HOST_KINDS,
+    host_data,
+    shapes,
+    torch_dtypes,
+)
 
 __all__ = [
     "OUT_KINDS",
@@ -55,7 +59,12 @@ def _poisoned(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) 
     return t.view(dtype) if dtype in FLOAT8_DTYPES else t
 
 
-@_v.eager(shape=_v.shape(optional=False, strategy=False), dtype=_v.dtype(optional=False), device=_v.device(), kind=_v.one_of(OUT_KINDS))
+@_v.eager(
+    shape=_v.shape(optional=False, strategy=False),
+    dtype=_v.dtype(optional=False),
+    device=_v.device(),
+    kind=_v.one_of(OUT_KINDS),
+)
 @st.composite
 def out_buffers(
     draw: Any,
@@ -138,7 +147,16 @@ def _target_dtypes_for(data_dtype: torch.dtype | None) -> list[torch.dtype]:
     return list(USER_DTYPES + FLOAT8_DTYPES)
 
 
-@_v.eager(device=_v.device(), kinds=_v.some_of(HOST_KINDS), out=_v.boolean(optional=True), dtype=_v.boolean(optional=True), pass_device=_v.boolean(optional=True), pinned=_v.boolean(optional=True), shape=_v.shape(), out_kind=_v.one_of(OUT_KINDS))
+@_v.eager(
+    device=_v.device(),
+    kinds=_v.some_of(HOST_KINDS),
+    out=_v.boolean(optional=True),
+    dtype=_v.boolean(optional=True),
+    pass_device=_v.boolean(optional=True),
+    pinned=_v.boolean(optional=True),
+    shape=_v.shape(),
+    out_kind=_v.one_of(OUT_KINDS),
+)
 @st.composite
 def h2d_calls(
     draw: Any,
@@ -152,6 +170,7 @@ def h2d_calls(
     shape: tuple[int, ...] | st.SearchStrategy[tuple[int, ...]] | None = None,
     out_kind: str | None = None,
     inputs: frozenset[str] | None = None,
+    requires: frozenset[str] = frozenset(),
 ) -> H2DCall:
     """Valid ``async_tensor_h2d`` calls targeting ``device``.
 
@@ -160,11 +179,17 @@ def h2d_calls(
     - kinds, pinned, shape: forwarded to :func:`host_data`.
     - out_kind: forwarded to :func:`out_buffers`.
     - inputs: a target's declared input kinds (:attr:`Target.inputs`): draw only inside them.
+    - requires: the arguments a target requires (:attr:`Target.requires`): passed unless
+      forced off (``dtype=False``), which then draws a call outside the target's domain.
 
     Values are always representable in the resolved dtype, so every call must succeed.
     """
+    if "device" in requires and pass_device is None:
+        pass_device = True
+    if "out" in requires and out is None:
+        out = True
     use_out = draw(st.booleans(), label="pass out") if out is None else out
-    use_dtype = draw(st.booleans(), label="pass dtype") if dtype is None else dtype
+    use_dtype = ("dtype" in requires or draw(st.booleans(), label="pass dtype")) if dtype is None else dtype
     target = draw(torch_dtypes(unsigned_wide=True), label="target dtype") if (use_dtype or use_out) else None
     data = draw(host_data(kinds=kinds, target_dtype=target, pinned=pinned, shape=shape, inputs=inputs), label="data")
     kwargs: dict[str, Any] = {}
@@ -183,10 +208,10 @@ def h2d_calls(
 def _device_spellings(device: torch.device) -> list[Any]:
     """Equivalent ways users spell ``device`` (a bare "cuda" only for the current device)."""
     if device.type == "cpu":
-        # "cpu:0" and torch.device("cpu", 0) are the host too (held-out round 3: a target refusing them)
+        # "cpu:0" and torch.device("cpu", 0) are the host too (held-out testing found a target refusing them)
         return [torch.device("cpu"), "cpu", "cpu:0", torch.device("cpu", 0)]
     # an index as a numpy integer too (e.g. taken from an array of device ids): the GPU
-    # mutation run of 79c9cc9 left its conversion unchecked
+    # mutation run left its conversion unchecked
     spellings: list[Any] = [device, str(device), device.index, np.int64(device.index)]
     if device.index == torch.cuda.current_device():
         spellings.append("cuda")
@@ -205,7 +230,12 @@ def buffer_specs(draw: Any, *, max_rows: int = 8, numpy_only: bool = False) -> d
     """
     rows = draw(st.integers(0, max_rows), label="rows")
     rest = draw(st.lists(st.integers(1, 3), max_size=2), label="row shape")
-    dtype = draw(torch_dtypes(exclude=() if not numpy_only else tuple(d for d in USER_DTYPES + FLOAT8_DTYPES if d not in NUMPY_OF)), label="dtype")
+    dtype = draw(
+        torch_dtypes(
+            exclude=() if not numpy_only else tuple(d for d in USER_DTYPES + FLOAT8_DTYPES if d not in NUMPY_OF)
+        ),
+        label="dtype",
+    )
     with_numpy = dtype in NUMPY_OF and draw(st.booleans(), label="with_numpy")
     # Pinning asked for where it is unavailable too: the buffer must fall back to pageable memory.
     pin = draw(st.booleans(), label="pin_memory")
@@ -220,7 +250,9 @@ def row_counts(capacity: int, *, valid: bool | None = None) -> st.SearchStrategy
       often compute ``num_reqs`` with numpy); valid=False: negatives and ``capacity+1..``
       (the "num_reqs + 1" overrun); None: both.
     """
-    ints = st.integers(0, capacity) | st.sampled_from(sorted({0, capacity}))  # the ends explicitly: capacity is where off-by-ones bite
+    ints = st.integers(0, capacity) | st.sampled_from(
+        sorted({0, capacity})
+    )  # the ends explicitly: capacity is where off-by-ones bite
     good = st.none() | ints | ints.map(np.int64) | ints.map(np.int32)
     bad = st.integers(-capacity - 3, -1) | st.integers(capacity + 1, capacity + 8)
     if valid is True:
@@ -263,12 +295,18 @@ VALUE_KINDS: dict[str, tuple[tuple[str, ...], str]] = {
     "complex-to-real": (("list", "ndarray", "tensor", "scalar"), "1+2j into a real dtype"),
     "negative-into-unsigned": (("list", "ndarray", "tensor", "scalar"), "-1 into uint16/uint32/uint64"),
     "beyond-unsigned-range": (("list", "ndarray", "tensor", "scalar"), "max+1 into uint16/uint32"),
-    # held-out round 1 (issue 9): float(iinfo(int64).max) rounds to 2**63, so a check against
+    # found by held-out testing: float(iinfo(int64).max) rounds to 2**63, so a check against
     # it lets exactly 2.0**63 through; every integer dtype's first float past either end
-    "float-just-past-int-range": (("list", "ndarray", "tensor", "scalar"), "the first float64 past max (2.0**63 for int64) or below min, into each integer dtype"),
-    # mutation run of the contract suite (73734f2): a range check that widens uint64 through
+    "float-just-past-int-range": (
+        ("list", "ndarray", "tensor", "scalar"),
+        "the first float64 past max (2.0**63 for int64) or below min, into each integer dtype",
+    ),
+    # mutation run of the contract suite: a range check that widens uint64 through
     # int64 wraps 2**63 to -2**63, which int64 holds; no drawn data reached it
-    "uint64-beyond-int64": (("list", "ndarray", "tensor", "scalar"), "2**63 and 2**64 - 1 (uint64 values) into int64, int32, int8"),
+    "uint64-beyond-int64": (
+        ("list", "ndarray", "tensor", "scalar"),
+        "2**63 and 2**64 - 1 (uint64 values) into int64, int32, int8",
+    ),
 }
 
 
@@ -283,7 +321,7 @@ def value_case(kind: str, carrier: str, n: int, pick: int = 0) -> tuple[Any, tor
             return values
         if carrier == "scalar":
             # a 0-d source, the bad value alone as a Python number (the contract suite's mutation
-            # run of 0264e68: 0-d sources take a path of their own in a range check)
+            # run: 0-d sources take a path of their own in a range check)
             return next((v for v in values if not (isinstance(v, (int, float)) and v in (0, 1))), values[0])
         if carrier == "ndarray":
             return np.array(values, dtype=np_dtype)
@@ -343,7 +381,15 @@ def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
 
     rows: list[BadInput] = []
     for kind, (carriers, _) in VALUE_KINDS.items():
-        variants = 8 if kind in ("nan-to-int", "inf-to-int") else 2 * len(_INT_TARGETS) if kind == "float-just-past-int-range" else 6 if kind == "uint64-beyond-int64" else 4
+        variants = (
+            8
+            if kind in ("nan-to-int", "inf-to-int")
+            else 2 * len(_INT_TARGETS)
+            if kind == "float-just-past-int-range"
+            else 6
+            if kind == "uint64-beyond-int64"
+            else 4
+        )
         for carrier in carriers:
             for route in ROUTES:
                 for pick in range(variants):
@@ -419,7 +465,11 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         route = draw(st.sampled_from(ROUTES), label="route")
         pick = draw(st.integers(0, 7), label="variant")
         data, dt = value_case(kind, carrier, n, pick)
-        kwargs = {"out": out_for(() if carrier == "scalar" else (n,), dt)} if route == "out" else {"dtype": dt, "device": device}
+        kwargs = (
+            {"out": out_for(() if carrier == "scalar" else (n,), dt)}
+            if route == "out"
+            else {"dtype": dt, "device": device}
+        )
         return BadInput(kind, data, kwargs, raises)
     if kind == "wrong-shape-out":
         return BadInput(kind, good, {"out": out_for((n + 1,))}, raises)
@@ -450,19 +500,26 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         other = torch.device("cpu") if device.type == "cuda" else ("cuda:0" if torch.cuda.is_available() else "meta")
         return BadInput(kind, good, {"device": other, "out": out_for((n,))}, raises)
     if kind == "missing-cuda-index":
-        # the first index past the visible devices (an off-by-one bound: the GPU mutation run of
-        # 79c9cc9 left `index <= count` alive) or one far past them
+        # the first index past the visible devices (an off-by-one bound: the GPU mutation run
+        # left `index <= count` alive) or one far past them
         index = torch.cuda.device_count() + draw(st.sampled_from([0, 7]), label="past the last index by")
         # with and without out: with an out on another device the disagreement is refused first,
-        # so the index bound itself is reached only without one (the GPU mutation run of da08b41)
+        # so the index bound itself is reached only without one (found by the GPU mutation run)
         kwargs = {"device": f"cuda:{index}"}
         if draw(st.booleans(), label="with out"):
             kwargs["out"] = out_for((n,))
         return BadInput(kind, good, kwargs, raises)
     if kind == "negative-device-index":
-        return BadInput(kind, good, {"device": draw(st.sampled_from([-1, np.int64(-1)]), label="index"), "out": out_for((n,))}, raises)
+        return BadInput(
+            kind,
+            good,
+            {"device": draw(st.sampled_from([-1, np.int64(-1)]), label="index"), "out": out_for((n,))},
+            raises,
+        )
     if kind == "cpu-device-index":
-        return BadInput(kind, good, {"device": draw(st.sampled_from(["cpu:1", torch.device("cpu", 1)]), label="device")}, raises)
+        return BadInput(
+            kind, good, {"device": draw(st.sampled_from(["cpu:1", torch.device("cpu", 1)]), label="device")}, raises
+        )
     if kind == "device-tensor-data":
         return BadInput(kind, torch.zeros(n, device="meta"), {"out": out_for((n,))}, raises)
     if kind == "sparse-data":
@@ -472,7 +529,9 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
     if kind == "out-as-strided-overlap":
         side = n + 1  # a (side, side) view of side*side elements with strides (1, 1): rows overlap
         data = [[float(i)] * side for i in range(side)]
-        return BadInput(kind, data, {"out": out_for((side * side,), torch.float32).as_strided((side, side), (1, 1))}, raises)
+        return BadInput(
+            kind, data, {"out": out_for((side * side,), torch.float32).as_strided((side, side), (1, 1))}, raises
+        )
     if kind == "out-as-strided-overlap-3d":
         # shape (2, 2, 2), strides (1, 2, 3) over 7 elements: element (1, 1, 0) and (0, 0, 1) share offset 3;
         # each stride alone steps past the one below it, only their summed reach shows the overlap
@@ -494,7 +553,7 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         m = max(n, 2)  # base[:1] and base[1:] would be disjoint bytes, which is valid
         if draw(st.booleans(), label="shared only at the far end"):
             # one element shared, the last of data and the first of out: a byte-span bound
-            # that falls short of the end misses it (the contract suite's mutation run of 0264e68)
+            # that falls short of the end misses it (the contract suite's mutation run)
             base = torch.arange(2 * m - 1, dtype=torch.float32)
             return BadInput(kind, base[:m], {"out": base[m - 1 :]}, raises)
         base = torch.arange(m + 1, dtype=torch.float32)  # host memory on every device: data and out overlap
@@ -503,12 +562,14 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         m = max(n, 2)
         # data: an ndarray view of the same host memory as out; one-byte dtypes (no byte order)
         # and a zero-stride broadcast view take paths of their own in an ndarray's conversion
-        # (the contract suite's mutation run of 0264e68)
+        # (the contract suite's mutation run)
         variant = draw(st.sampled_from(["float32", "uint8", "bool", "broadcast"]), label="variant")
         if variant == "broadcast":
             base = torch.arange(m + 1, dtype=torch.int64)
             return BadInput(kind, np.broadcast_to(base.numpy()[:1], (m,)), {"out": base[:m]}, raises)
-        base = torch.arange(m + 1, dtype=torch.int64).to({"float32": torch.float32, "uint8": torch.uint8, "bool": torch.bool}[variant])
+        base = torch.arange(m + 1, dtype=torch.int64).to(
+            {"float32": torch.float32, "uint8": torch.uint8, "bool": torch.bool}[variant]
+        )
         return BadInput(kind, base.numpy()[:m], {"out": base[1:]}, raises)
     if kind == "nested-tensor-data":
         with warnings.catch_warnings():
@@ -521,9 +582,14 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         return BadInput(kind, [decimal.Decimal("1.5")] * n, {"out": out_for((n,), torch.float32)}, raises)
     if kind == "uint32-out-of-range":
         return BadInput(kind, np.full(n, 2**31, dtype=np.uint32), {"out": out_for((n,), torch.int32)}, raises)
-    # the contract suite's mutation run of 0264e68 (reports/mutation/): refusals no kind reached
+    # the contract suite's mutation run: refusals no kind reached
     if kind == "unsupported-dtype":
-        return BadInput(kind, good, {"dtype": draw(st.sampled_from([torch.complex32, torch.quint8]), label="dtype"), "device": device}, raises)
+        return BadInput(
+            kind,
+            good,
+            {"dtype": draw(st.sampled_from([torch.complex32, torch.quint8]), label="dtype"), "device": device},
+            raises,
+        )
     if kind == "sparse-out":
         return BadInput(kind, [1.0] * n, {"out": torch.zeros(n).to_sparse()}, raises)
     if kind == "nested-out":
@@ -551,5 +617,5 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         arr = np.ones(n, dtype=np.longdouble) if np.dtype(np.longdouble).itemsize > 8 else np.ones(n).astype(object)
         return BadInput(kind, arr, {"device": device}, raises)
     if kind == "mixed-sign-huge-ints":
-        return BadInput(kind, [-1, 2**63][:max(n, 2)] + [0] * max(0, n - 2), {"device": device}, raises)
+        return BadInput(kind, [-1, 2**63][: max(n, 2)] + [0] * max(0, n - 2), {"device": device}, raises)
     raise ValueError(f"unknown bad-input kind {kind!r}")

@@ -46,7 +46,17 @@ __all__ = [
 ]
 
 TENSOR_LAYOUTS = ("contiguous", "transposed", "sliced", "offset", "expanded", "channels_last")
-ARRAY_LAYOUTS = ("contiguous", "fortran", "reversed", "flipped", "sliced", "offset", "broadcast", "byteswapped", "readonly")
+ARRAY_LAYOUTS = (
+    "contiguous",
+    "fortran",
+    "reversed",
+    "flipped",
+    "sliced",
+    "offset",
+    "broadcast",
+    "byteswapped",
+    "readonly",
+)
 
 
 #: The kinds of host data :func:`host_data` draws.
@@ -67,7 +77,9 @@ def pinning_available() -> bool:
 
 
 @_v.eager(float8=_v.boolean(), unsigned_wide=_v.boolean(), exclude=_v.dtypes())
-def torch_dtypes(*, float8: bool = True, unsigned_wide: bool = False, exclude: tuple[torch.dtype, ...] = ()) -> st.SearchStrategy[torch.dtype]:
+def torch_dtypes(
+    *, float8: bool = True, unsigned_wide: bool = False, exclude: tuple[torch.dtype, ...] = ()
+) -> st.SearchStrategy[torch.dtype]:
     """The dtypes users pass: bool, (u)int8..int64, float16, bfloat16, float32, float64, float8.
 
     - float8: include the installed torch's float8 dtypes (default True).
@@ -77,12 +89,18 @@ def torch_dtypes(*, float8: bool = True, unsigned_wide: bool = False, exclude: t
 
     Shrinks toward ``torch.bool`` then the small integer dtypes.
     """
-    choices = [d for d in USER_DTYPES + (FLOAT8_DTYPES if float8 else ()) + (UNSIGNED_WIDE_DTYPES if unsigned_wide else ()) if d not in exclude]
+    choices = [
+        d
+        for d in USER_DTYPES + (FLOAT8_DTYPES if float8 else ()) + (UNSIGNED_WIDE_DTYPES if unsigned_wide else ())
+        if d not in exclude
+    ]
     return st.sampled_from(choices)
 
 
 @_v.eager(min_dims=_v.integer(), max_dims=_v.integer(), min_side=_v.integer(), max_side=_v.integer())
-def shapes(*, min_dims: int = 0, max_dims: int = 3, min_side: int = 0, max_side: int = 5) -> st.SearchStrategy[tuple[int, ...]]:
+def shapes(
+    *, min_dims: int = 0, max_dims: int = 3, min_side: int = 0, max_side: int = 5
+) -> st.SearchStrategy[tuple[int, ...]]:
     """Array shapes: 0-d, empty (a zero side), 1-D and N-D. Thin wrapper of ``hnp.array_shapes``."""
     return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=min_side, max_side=max_side)
 
@@ -116,8 +134,17 @@ _SPECIAL_BITS: dict[torch.dtype, tuple[int, ...]] = {
     torch.float16: (0x7E01, 0xFE00, 0x7C01, 0x8000, 0x0001, 0x7C00),
     torch.bfloat16: (0x7FC1, 0xFFC0, 0x7F81, 0x8000, 0x0001, 0x7F80),
     torch.float32: (0x7FC00001, 0xFFC00000, 0x7F800001, 0x80000000, 0x00000001, 0x7F800000),
-    torch.float64: (0x7FF8000000000001, 0xFFF8000000000000, 0x7FF0000000000001, 0x8000000000000000, 0x1, 0x7FF0000000000000),
+    torch.float64: (
+        0x7FF8000000000001,
+        0xFFF8000000000000,
+        0x7FF0000000000001,
+        0x8000000000000000,
+        0x1,
+        0x7FF0000000000000,
+    ),
 }
+
+
 def set_bits(values: torch.Tensor, index: int, bits: int) -> None:
     """Write the unsigned bit pattern ``bits`` into element ``index`` (flat) of contiguous ``values`` (2, 4 or 8-byte dtype)."""
     width = 8 * values.element_size()
@@ -140,7 +167,9 @@ def _with_specials(draw: Any, values: torch.Tensor) -> torch.Tensor:
 
 
 @st.composite
-def tensor_values(draw: Any, dtype: torch.dtype, shape: tuple[int, ...], target: torch.dtype | None = None) -> torch.Tensor:
+def tensor_values(
+    draw: Any, dtype: torch.dtype, shape: tuple[int, ...], target: torch.dtype | None = None
+) -> torch.Tensor:
     """A contiguous CPU tensor of ``dtype`` and ``shape`` (a fixed shape) whose values ``target`` represents (None: any).
 
     Float values include special bit patterns (NaN payloads, -0.0, subnormals, inf)
@@ -208,7 +237,13 @@ def _tensor_layout(values: torch.Tensor, layout: str, pinned: bool) -> torch.Ten
     return store
 
 
-@_v.eager(dtype=_v.dtype(strategy=True), shape=_v.shape(), pinned=_pinned_arg, layout=_v.one_of(TENSOR_LAYOUTS), target_dtype=_v.dtype())
+@_v.eager(
+    dtype=_v.dtype(strategy=True),
+    shape=_v.shape(),
+    pinned=_pinned_arg,
+    layout=_v.one_of(TENSOR_LAYOUTS),
+    target_dtype=_v.dtype(),
+)
 @st.composite
 def cpu_tensors(
     draw: Any,
@@ -232,8 +267,13 @@ def cpu_tensors(
     Example: ``cpu_tensors(torch.int32, (3, 4), layout="transposed")`` gives a
     ``(3, 4)`` int32 tensor with strides ``(1, 3)``.
     """
-    dtype = draw(torch_dtypes() if dtype is None else dtype if isinstance(dtype, st.SearchStrategy) else st.just(dtype), label="dtype")
-    shape = draw(shapes() if shape is None else shape if isinstance(shape, st.SearchStrategy) else st.just(shape), label="shape")
+    dtype = draw(
+        torch_dtypes() if dtype is None else dtype if isinstance(dtype, st.SearchStrategy) else st.just(dtype),
+        label="dtype",
+    )
+    shape = draw(
+        shapes() if shape is None else shape if isinstance(shape, st.SearchStrategy) else st.just(shape), label="shape"
+    )
     if pinned is None:
         pinned = draw(st.booleans(), label="pinned") if pinning_available() else False
     elif pinned and not pinning_available():
@@ -293,7 +333,12 @@ def array_in_layout(arr: np.ndarray, layout: str) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
-@_v.eager(dtype=_v.dtype(allowed=tuple(NUMPY_OF), strategy=True), shape=_v.shape(), layout=_v.one_of(ARRAY_LAYOUTS), target_dtype=_v.dtype())
+@_v.eager(
+    dtype=_v.dtype(allowed=tuple(NUMPY_OF), strategy=True),
+    shape=_v.shape(),
+    layout=_v.one_of(ARRAY_LAYOUTS),
+    target_dtype=_v.dtype(),
+)
 @st.composite
 def numpy_arrays(
     draw: Any,
@@ -312,18 +357,29 @@ def numpy_arrays(
       with zero strides, non-native byte order, read-only...) or None to draw.
     """
     dtype = draw(
-        st.sampled_from(list(NUMPY_OF)) if dtype is None else dtype if isinstance(dtype, st.SearchStrategy) else st.just(dtype),
+        st.sampled_from(list(NUMPY_OF))
+        if dtype is None
+        else dtype
+        if isinstance(dtype, st.SearchStrategy)
+        else st.just(dtype),
         label="dtype",
     )
     if dtype not in NUMPY_OF:
         raise ValueError(f"dtype={dtype} has no numpy equivalent; pick one of {list(NUMPY_OF)}")
-    shape = draw(shapes() if shape is None else shape if isinstance(shape, st.SearchStrategy) else st.just(shape), label="shape")
+    shape = draw(
+        shapes() if shape is None else shape if isinstance(shape, st.SearchStrategy) else st.just(shape), label="shape"
+    )
     layout = draw(st.sampled_from(ARRAY_LAYOUTS), label="layout") if layout is None else layout
     values = draw(tensor_values(dtype, tuple(shape), target_dtype)).numpy()
     return array_in_layout(values, layout)
 
 
-@_v.eager(kind=_v.one_of(("bool", "int", "float")), shape=_v.shape(min_dims=1), target_dtype=_v.dtype(), containers=_v.one_of(("list", "tuple", "mixed")))
+@_v.eager(
+    kind=_v.one_of(("bool", "int", "float")),
+    shape=_v.shape(min_dims=1),
+    target_dtype=_v.dtype(),
+    containers=_v.one_of(("list", "tuple", "mixed")),
+)
 @st.composite
 def nested_lists(
     draw: Any,
@@ -349,7 +405,11 @@ def nested_lists(
         label="shape",
     )
     nested = draw(tensor_values(source, tuple(shape), target_dtype)).tolist()
-    containers = draw(st.sampled_from(["list", "list", "tuple", "mixed"]), label="containers") if containers is None else containers
+    containers = (
+        draw(st.sampled_from(["list", "list", "tuple", "mixed"]), label="containers")
+        if containers is None
+        else containers
+    )
     if containers == "list":
         return nested
     flips = draw(st.lists(st.booleans(), min_size=len(shape), max_size=len(shape)), label="tuple levels")
@@ -365,14 +425,22 @@ def nested_lists(
 
 
 #: A target's input kinds (``contracts.targets.INPUT_KINDS``) -> the :data:`HOST_KINDS` that draw them.
-_DRAWN_BY = {"list": "list", "tuple": "list", "ndarray": "ndarray", "tensor": "tensor", "list-of-arrays": "list-of-arrays"}
+_DRAWN_BY = {
+    "list": "list",
+    "tuple": "list",
+    "ndarray": "ndarray",
+    "tensor": "tensor",
+    "list-of-arrays": "list-of-arrays",
+}
 
 
 def domain_kinds(inputs: frozenset[str] | None, kinds: tuple[str, ...]) -> tuple[tuple[str, ...], str | None, int]:
     """``(kinds, containers, min_dims)`` that draw only inside a target's declared ``inputs`` (None: no restriction).
 
-    Lists are drawn as lists only when ``"tuple"`` is not declared, and no 0-d data when
-    ``"scalar"`` is not. ValueError naming ``inputs`` when nothing of ``kinds`` is inside.
+    Lists are drawn as lists only when ``"tuple"`` is not declared. 0-d arrays and tensors
+    are arrays and tensors (``"scalar"`` is a bare Python or numpy scalar, which this
+    strategy never draws), so ``min_dims`` is 0. ValueError naming ``inputs`` when nothing
+    of ``kinds`` is inside.
     """
     if inputs is None:
         return kinds, None, 0
@@ -381,7 +449,7 @@ def domain_kinds(inputs: frozenset[str] | None, kinds: tuple[str, ...]) -> tuple
     if not narrowed:
         raise ValueError(f"inputs={sorted(inputs)} admits none of the kinds {kinds}")
     containers = None if "tuple" in inputs else "list"
-    return narrowed, containers, 0 if "scalar" in inputs else 1
+    return narrowed, containers, 0
 
 
 @_v.eager(kinds=_v.some_of(HOST_KINDS), target_dtype=_v.dtype(), pinned=_pinned_arg, shape=_v.shape(), dtype=_v.dtype())
@@ -415,10 +483,21 @@ def host_data(
         if fixed is not None and len(fixed) < 2:
             kind = "list"
         else:
-            whole = fixed if fixed is not None else draw(shapes(min_dims=2) if shape is None else shape.filter(lambda s: len(s) >= 2), label="shape")
+            whole = (
+                fixed
+                if fixed is not None
+                else draw(shapes(min_dims=2) if shape is None else shape.filter(lambda s: len(s) >= 2), label="shape")
+            )
             np_dtype = dtype if dtype in NUMPY_OF else draw(st.sampled_from(list(NUMPY_OF)), label="array dtype")
             rows = [
-                draw(numpy_arrays(np_dtype, tuple(whole[1:]), layout=draw(st.sampled_from(("contiguous", "fortran", "flipped", "sliced")), label="layout"), target_dtype=target_dtype))
+                draw(
+                    numpy_arrays(
+                        np_dtype,
+                        tuple(whole[1:]),
+                        layout=draw(st.sampled_from(("contiguous", "fortran", "flipped", "sliced")), label="layout"),
+                        target_dtype=target_dtype,
+                    )
+                )
                 for _ in range(whole[0])
             ]
             return tuple(rows) if containers is None and draw(st.booleans(), label="tuple") else rows

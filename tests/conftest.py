@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-
 from h2d_contracts.contracts import Target
 
 
@@ -26,7 +25,13 @@ def _devices() -> list:
     if torch.cuda.is_available():
         devs.append(pytest.param("cuda-current", id="cuda", marks=pytest.mark.gpu))
     else:
-        devs.append(pytest.param("cuda-current", id="cuda", marks=[pytest.mark.gpu, pytest.mark.skip(reason="no CUDA device on this machine")]))
+        devs.append(
+            pytest.param(
+                "cuda-current",
+                id="cuda",
+                marks=[pytest.mark.gpu, pytest.mark.skip(reason="no CUDA device on this machine")],
+            )
+        )
     return devs
 
 

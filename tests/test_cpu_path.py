@@ -1,7 +1,6 @@
 """Contract cpu-path: the CPU-platform variant agrees with the main path, and meets every host contract as an entry point of its own."""
 
 import pytest
-
 from h2d_contracts.contracts import cpu_path as P
 from h2d_contracts.contracts.registry import PROPERTIES
 
@@ -9,7 +8,7 @@ from h2d_contracts.contracts.registry import PROPERTIES
 def test_cpu_path(target):
     import torch
 
-    P.prop_cpu_path(target, torch.device('cpu'))
+    P.prop_cpu_path(target, torch.device("cpu"))
 
 
 #: Contracts every entry point must meet: the CPU-platform variant runs them too (on the host).
@@ -18,7 +17,11 @@ ENTRY_POINT_CONTRACTS = ("values", "dtype", "out", "target", "no-alias", "bad-in
 
 @pytest.mark.parametrize(
     "prop",
-    [pytest.param(p, id=p.__name__.removeprefix("prop_"), marks=pytest.mark.contract(cid)) for cid in ENTRY_POINT_CONTRACTS for p in PROPERTIES[cid]],
+    [
+        pytest.param(p, id=p.__name__.removeprefix("prop_"), marks=pytest.mark.contract(cid))
+        for cid in ENTRY_POINT_CONTRACTS
+        for p in PROPERTIES[cid]
+    ],
 )
 def test_cpu_variant(target, prop):
     """The CPU-platform variant, as an entry point of its own, meets every host contract (not only agreement with the main path)."""

@@ -13,7 +13,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
 from h2d_contracts.contracts.bad_input import check_bad_input
 from h2d_contracts.contracts.buffer import check_buffer_constructed, check_buffer_init, check_buffer_rejected
 from h2d_contracts.contracts.out import check_out_equal, check_out_written_exactly
@@ -63,7 +62,9 @@ INT_LIMITS = [
 ]
 
 
-@pytest.mark.parametrize("src, dtype, accepted, rejected", INT_LIMITS, ids=[f"{np.dtype(s[0])}->{s[1]}" for s in INT_LIMITS])
+@pytest.mark.parametrize(
+    "src, dtype, accepted, rejected", INT_LIMITS, ids=[f"{np.dtype(s[0])}->{s[1]}" for s in INT_LIMITS]
+)
 def test_integer_limits_into_narrower_dtypes(target, src, dtype, accepted, rejected):
     """Documented rule: integer -> narrower integer keeps every value in the target's range, else ValueError."""
     _ok(target, np.array(accepted, dtype=src), dtype, accepted)
@@ -72,11 +73,15 @@ def test_integer_limits_into_narrower_dtypes(target, src, dtype, accepted, rejec
         _rejected(target, np.array([accepted[0], v], dtype=src), dtype)
 
 
-@pytest.mark.parametrize("src, dtype", [(np.uint16, torch.uint8), (np.uint32, torch.int32), (np.uint64, torch.int64)], ids=["u16->u8", "u32->i32", "u64->i64"])
+@pytest.mark.parametrize(
+    "src, dtype",
+    [(np.uint16, torch.uint8), (np.uint32, torch.int32), (np.uint64, torch.int64)],
+    ids=["u16->u8", "u32->i32", "u64->i64"],
+)
 def test_unsigned_sources_into_narrower_dtypes(target, src, dtype):
     """uint16/32/64 are supported dtypes (h2d_impl.SUPPORTED_DTYPES): in-range values convert, out-of-range ones raise ValueError.
 
-    (Raised NotImplementedError before 9931f95: torch has no CPU comparison kernel for them.)
+    (An earlier version raised NotImplementedError: torch has no CPU comparison kernel for them.)
     """
     _ok(target, np.array([0, 7], dtype=src), dtype, [0, 7])
     _rejected(target, np.array([np.iinfo(src).max], dtype=src), dtype)
@@ -86,7 +91,9 @@ def test_list_ints_between_int64_and_uint64_max(target):
     """``[2**63]``: out of range for the list's own dtype (int64): ValueError; with ``dtype=torch.uint64`` the value fits."""
     _rejected(target, [2**63], None)
     if hasattr(torch, "uint64"):
-        check_values_equal(target, [2**63], {"device": CPU, "dtype": torch.uint64}, torch.tensor([2**63], dtype=torch.uint64))
+        check_values_equal(
+            target, [2**63], {"device": CPU, "dtype": torch.uint64}, torch.tensor([2**63], dtype=torch.uint64)
+        )
 
 
 # --------------------------------------------------------------------------- byte order, float8
@@ -98,16 +105,24 @@ def test_non_native_byte_order(target, dt):
     arr = np.array([0, 1, 3, 200], dtype=dt)
     check_values_equal(target, arr, {"device": CPU}, torch.from_numpy(arr.astype(arr.dtype.newbyteorder("="))))
     if "out" in target.capabilities:
-        check_out_written_exactly(target, arr.real if arr.dtype.kind == "c" else arr, {"out": torch.full((4,), -1, dtype=torch.int64)})
+        check_out_written_exactly(
+            target, arr.real if arr.dtype.kind == "c" else arr, {"out": torch.full((4,), -1, dtype=torch.int64)}
+        )
 
 
 def test_float8_into_integer_dtype(target):
     """float8 sources into integer dtypes are range-checked like any float (torch has no isfinite for float8)."""
-    f8 = getattr(torch, "float8_e4m3fn")
+    f8 = torch.float8_e4m3fn
     data = torch.tensor([1.0, -2.0, 448.0]).to(f8)
     _ok(target, data, torch.int16, [1, -2, 448])
     check_bad_input(target, data, {"device": CPU, "dtype": torch.int8}, ValueError, "448 (float8) into int8")
-    check_bad_input(target, torch.tensor([float("nan")]).to(f8), {"device": CPU, "dtype": torch.int32}, ValueError, "float8 nan into int32")
+    check_bad_input(
+        target,
+        torch.tensor([float("nan")]).to(f8),
+        {"device": CPU, "dtype": torch.int32},
+        ValueError,
+        "float8 nan into int32",
+    )
 
 
 # --------------------------------------------------------------------------- CpuGpuBuffer constructor
@@ -116,11 +131,21 @@ def test_float8_into_integer_dtype(target):
 def test_buffer_defaults_and_index_sizes(target):
     """``with_numpy`` defaults to True (``.np`` aliases ``.cpu``); sizes accept any integer with ``__index__`` (numpy ints); bad sizes and dtypes are refused."""
     target.require("buffer", "buffer")
-    check_buffer_constructed(target, (np.int64(3), np.int32(2)), {"dtype": torch.int32, "device": CPU, "pin_memory": False})
+    check_buffer_constructed(
+        target, (np.int64(3), np.int32(2)), {"dtype": torch.int32, "device": CPU, "pin_memory": False}
+    )
     for bad in (True, 2.0, "3", None):
-        check_buffer_rejected(target, (bad,), {"dtype": torch.int32, "device": CPU, "pin_memory": False}, TypeError, f"size {bad!r}")
+        check_buffer_rejected(
+            target, (bad,), {"dtype": torch.int32, "device": CPU, "pin_memory": False}, TypeError, f"size {bad!r}"
+        )
     for bad in (np.float32, "int32", torch.qint8):
-        check_buffer_rejected(target, (2,), {"dtype": bad, "device": CPU, "pin_memory": False, "with_numpy": False}, TypeError, f"dtype {bad!r}")
+        check_buffer_rejected(
+            target,
+            (2,),
+            {"dtype": bad, "device": CPU, "pin_memory": False, "with_numpy": False},
+            TypeError,
+            f"dtype {bad!r}",
+        )
 
 
 def test_buffer_devices_under_a_default_device_context(target):
@@ -131,10 +156,14 @@ def test_buffer_devices_under_a_default_device_context(target):
     """
     target.require("buffer", "buffer")
     with torch.device("meta"):
-        check_buffer_init(target, {"size": (4, 2), "dtype": torch.float32, "pin_memory": False, "with_numpy": True}, CPU)
+        check_buffer_init(
+            target, {"size": (4, 2), "dtype": torch.float32, "pin_memory": False, "with_numpy": True}, CPU
+        )
 
 
-@pytest.mark.parametrize("data", [[1, 2], np.arange(3), torch.arange(4).view(2, 2).t()], ids=["list", "ndarray", "tensor"])
+@pytest.mark.parametrize(
+    "data", [[1, 2], np.arange(3), torch.arange(4).view(2, 2).t()], ids=["list", "ndarray", "tensor"]
+)
 def test_h2d_under_a_default_device_context(target, data):
     """``async_tensor_h2d(data, device="cpu")`` inside ``with torch.device("meta")`` still returns a host tensor with the data's values."""
     with torch.device("meta"):
@@ -144,7 +173,11 @@ def test_h2d_under_a_default_device_context(target, data):
 # --------------------------------------------------------------------------- scalars, complex, default dtype
 
 
-@pytest.mark.parametrize("value", [np.float16(2.5), np.int8(-3), np.bool_(True), np.uint32(7), np.complex64(1 - 2j)], ids=lambda v: type(v).__name__)
+@pytest.mark.parametrize(
+    "value",
+    [np.float16(2.5), np.int8(-3), np.bool_(True), np.uint32(7), np.complex64(1 - 2j)],
+    ids=lambda v: type(v).__name__,
+)
 def test_numpy_scalars(target, value):
     """A numpy scalar (documented: "a Python or numpy scalar (S == ())") keeps its numpy dtype, shape ``()``."""
     check_values_equal(target, value, {"device": CPU}, torch.from_numpy(np.asarray(value).copy()))
@@ -157,7 +190,12 @@ def test_list_inference_follows_the_default_dtype(target, default):
     torch.set_default_dtype(default)
     try:
         complex_dtype = torch.complex128 if default == torch.float64 else torch.complex64
-        for data, want in (([1.5, -2.0], default), ([1 + 2j, 3.0], complex_dtype), ([True, 2], torch.int64), ([[False]], torch.bool)):
+        for data, want in (
+            ([1.5, -2.0], default),
+            ([1 + 2j, 3.0], complex_dtype),
+            ([True, 2], torch.int64),
+            ([[False]], torch.bool),
+        ):
             check_values_equal(target, data, {"device": CPU}, torch.tensor(data, dtype=want))
     finally:
         torch.set_default_dtype(previous)
@@ -189,7 +227,12 @@ def test_adjacent_memory_is_not_shared(target, order):
 
 @pytest.mark.parametrize(
     "data, dtype",
-    [([np.int8(3), np.int8(-4)], torch.int8), ([[np.float16(1.5)]], torch.float16), ([np.bool_(True)], torch.bool), ([np.float32(2.5)], torch.float32)],
+    [
+        ([np.int8(3), np.int8(-4)], torch.int8),
+        ([[np.float16(1.5)]], torch.float16),
+        ([np.bool_(True)], torch.bool),
+        ([np.float32(2.5)], torch.float32),
+    ],
     ids=["int8", "nested-float16", "bool", "float32"],
 )
 def test_list_of_numpy_scalars_keeps_their_dtype(target, data, dtype):

@@ -9,3 +9,7 @@ def test_input_untouched(target, device):
 
 def test_input_untouched_table(target, device):
     P.prop_input_untouched_table(target, device)
+
+
+def test_input_untouched_sizes(target, device):
+    P.prop_input_untouched_sizes(target, device)

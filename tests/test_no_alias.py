@@ -9,3 +9,7 @@ def test_no_alias(target, device):
 
 def test_no_alias_layouts(target, device):
     P.prop_no_alias_layouts(target, device)
+
+
+def test_no_alias_sizes(target, device):
+    P.prop_no_alias_sizes(target, device)

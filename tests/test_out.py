@@ -17,3 +17,7 @@ def test_out_shape_rejected(target, device):
 
 def test_out_shape_table(target, device):
     P.prop_out_shape_table(target, device)
+
+
+def test_out_sizes(target, device):
+    P.prop_out_sizes(target, device)

@@ -16,13 +16,17 @@ import warnings
 import numpy as np
 import pytest
 import torch
-
 from h2d_contracts.contracts.bad_input import check_bad_input
-from h2d_contracts.contracts.buffer import check_buffer_init, check_copy_to_cpu, check_copy_to_gpu, check_row_count_rejected
+from h2d_contracts.contracts.buffer import (
+    check_buffer_init,
+    check_copy_to_cpu,
+    check_copy_to_gpu,
+    check_row_count_rejected,
+)
 from h2d_contracts.contracts.input_untouched import check_input_untouched
 from h2d_contracts.contracts.no_alias import check_no_alias
-from h2d_contracts.contracts.out import check_out_equal, check_out_shape_rejected, check_out_written_exactly
-from h2d_contracts.contracts.values import check_values, check_values_equal
+from h2d_contracts.contracts.out import check_out_equal, check_out_shape_rejected
+from h2d_contracts.contracts.values import check_values_equal
 from h2d_contracts.strategies import pinning_available
 
 
@@ -57,7 +61,12 @@ def test_numpy_negative_stride(target, device):
 def test_numpy_negative_stride_into_out(target, device):
     _applicable(target, device)
     target.require("out", "regression")
-    check_out_equal(target, np.arange(6)[::-1], {"out": _out((6,), torch.int32, device, -1)}, torch.tensor([5, 4, 3, 2, 1, 0], dtype=torch.int32))
+    check_out_equal(
+        target,
+        np.arange(6)[::-1],
+        {"out": _out((6,), torch.int32, device, -1)},
+        torch.tensor([5, 4, 3, 2, 1, 0], dtype=torch.int32),
+    )
 
 
 def test_numpy_zero_dim(target, device):
@@ -70,7 +79,12 @@ def test_numpy_zero_dim(target, device):
 def test_numpy_zero_dim_into_out(target, device):
     _applicable(target, device)
     target.require("out", "regression")
-    check_out_equal(target, np.array(3.5, dtype=np.float32), {"out": _out((), torch.float64, device, -1.0)}, torch.tensor(3.5, dtype=torch.float64))
+    check_out_equal(
+        target,
+        np.array(3.5, dtype=np.float32),
+        {"out": _out((), torch.float64, device, -1.0)},
+        torch.tensor(3.5, dtype=torch.float64),
+    )
 
 
 # --------------------------------------------------------------------------- lists
@@ -90,7 +104,9 @@ def test_empty_list_with_dtype(target, device):
 def test_empty_list_into_empty_out(target, device):
     _applicable(target, device)
     target.require("out", "regression")
-    check_out_equal(target, [], {"out": torch.empty((0,), dtype=torch.int16, device=device)}, torch.tensor([], dtype=torch.int16))
+    check_out_equal(
+        target, [], {"out": torch.empty((0,), dtype=torch.int16, device=device)}, torch.tensor([], dtype=torch.int16)
+    )
 
 
 def test_list_of_bools(target, device):
@@ -146,7 +162,9 @@ def test_nan_scalar(target, dtype):
 def test_nan_into_integer_out(target, device):
     _applicable(target, device)
     target.require("out", "regression")
-    check_bad_input(target, [1.0, float("nan")], {"out": _out((2,), torch.int64, device, 3)}, ValueError, "nan into int64 out")
+    check_bad_input(
+        target, [1.0, float("nan")], {"out": _out((2,), torch.int64, device, 3)}, ValueError, "nan into int64 out"
+    )
 
 
 # --------------------------------------------------------------------------- transposed tensors
@@ -188,7 +206,12 @@ def test_transposed_unpinned_tensor(target, device):
 def test_transposed_unpinned_tensor_into_out(target, device):
     _applicable(target, device)
     target.require("out", "regression")
-    check_out_equal(target, _transposed(pinned=False), {"out": _out((3, 2), torch.float64, device, -1.0)}, _TRANSPOSED.to(torch.float64))
+    check_out_equal(
+        target,
+        _transposed(pinned=False),
+        {"out": _out((3, 2), torch.float64, device, -1.0)},
+        _TRANSPOSED.to(torch.float64),
+    )
 
 
 # --------------------------------------------------------------------------- out shape
@@ -261,7 +284,9 @@ def test_fuzz_nan_list_into_bfloat16_out(target, device):
     _applicable(target, device)
     target.require("out", "regression")
     backing = torch.full((24,), 77.0, dtype=torch.bfloat16, device=device)
-    check_out_equal(target, _FUZZ_NAN_4x4, {"out": backing[4:20].view(4, 4)}, torch.full((4, 4), float("nan"), dtype=torch.bfloat16))
+    check_out_equal(
+        target, _FUZZ_NAN_4x4, {"out": backing[4:20].view(4, 4)}, torch.full((4, 4), float("nan"), dtype=torch.bfloat16)
+    )
 
 
 # --------------------------------------------------------------------------- the second new-user trial (2026-11-30)
@@ -283,9 +308,15 @@ def test_out_made_under_inference_mode(target, device):
 def test_out_of_an_unsupported_dtype(target, make_out):
     """``out`` of a dtype the reference does not copy (as ``dtype=`` would be): TypeError naming ``out``, nothing written."""
     target.require("out", "regression")
-    with warnings.catch_warnings():  # "ComplexHalf support is experimental"; torch 2.13 deprecates quantized tensor creation
+    with (
+        warnings.catch_warnings()
+    ):  # "ComplexHalf support is experimental"; torch 2.13 deprecates quantized tensor creation
         warnings.simplefilter("ignore", UserWarning)
-        out = torch.zeros(2, dtype=torch.complex32) if make_out == "complex32" else torch.quantize_per_tensor(torch.zeros(2), 0.1, 0, torch.quint8)
+        out = (
+            torch.zeros(2, dtype=torch.complex32)
+            if make_out == "complex32"
+            else torch.quantize_per_tensor(torch.zeros(2), 0.1, 0, torch.quint8)
+        )
     check_bad_input(target, [1.0, 2.0], {"out": out}, TypeError, f"an out of dtype {out.dtype}")
 
 
@@ -330,7 +361,13 @@ def test_tensor_into_int32_out_out_of_range(target, device):
     """``torch.tensor([2**40])`` into an int32 ``out``: ValueError, ``out`` untouched (a tensor gets the same value checks as a list)."""
     _applicable(target, device)
     target.require("out", "regression")
-    check_bad_input(target, torch.tensor([2**40]), {"out": torch.full((1,), 77, dtype=torch.int32, device=device)}, ValueError, "tensor 2**40 into an int32 out")
+    check_bad_input(
+        target,
+        torch.tensor([2**40]),
+        {"out": torch.full((1,), 77, dtype=torch.int32, device=device)},
+        ValueError,
+        "tensor 2**40 into an int32 out",
+    )
 
 
 def test_uint64_out_top_bit(target, device):
@@ -339,7 +376,12 @@ def test_uint64_out_top_bit(target, device):
     target.require("out", "regression")
     if not hasattr(torch, "uint64"):
         pytest.skip("this torch has no uint64")
-    check_out_equal(target, [2**63 + 5], {"out": torch.zeros(1, dtype=torch.uint64, device=device)}, torch.tensor([2**63 + 5], dtype=torch.uint64))
+    check_out_equal(
+        target,
+        [2**63 + 5],
+        {"out": torch.zeros(1, dtype=torch.uint64, device=device)},
+        torch.tensor([2**63 + 5], dtype=torch.uint64),
+    )
 
 
 @pytest.mark.parametrize(
@@ -358,7 +400,10 @@ def test_caller_input_untouched(target, device, make):
     [
         (lambda: np.flip(np.array([7], np.int32)), torch.tensor([7], dtype=torch.int32)),
         (lambda: np.arange(12.0).reshape(1, 3, 4)[::-1], torch.arange(12.0, dtype=torch.float64).reshape(1, 3, 4)),
-        (lambda: np.arange(6, dtype=np.int16).reshape(2, 1, 3)[:, ::-1], torch.arange(6, dtype=torch.int16).reshape(2, 1, 3)),
+        (
+            lambda: np.arange(6, dtype=np.int16).reshape(2, 1, 3)[:, ::-1],
+            torch.arange(6, dtype=torch.int16).reshape(2, 1, 3),
+        ),
     ],
     ids=["flip-1-element", "reversed-size-1-dim-3d", "reversed-inner-size-1-dim"],
 )
@@ -367,7 +412,12 @@ def test_negative_stride_on_size_one_dims(target, device, make, want):
     _applicable(target, device)
     check_values_equal(target, make(), {"device": device}, want)
     if "out" in target.capabilities:
-        check_out_equal(target, make(), {"out": torch.zeros(tuple(want.shape), dtype=torch.float64, device=device)}, want.to(torch.float64))
+        check_out_equal(
+            target,
+            make(),
+            {"out": torch.zeros(tuple(want.shape), dtype=torch.float64, device=device)},
+            want.to(torch.float64),
+        )
 
 
 @pytest.mark.parametrize(

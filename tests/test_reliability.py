@@ -1,7 +1,6 @@
 """Reliability contracts: concurrency (host and GPU) and resource hygiene (GPU)."""
 
 import pytest
-
 from h2d_contracts.contracts import reliability as P
 
 

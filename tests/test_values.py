@@ -49,3 +49,19 @@ def test_values_layouts(target, device):
 
 def test_values_product(target, device):
     P.prop_values_product(target, device)
+
+
+def test_values_sizes(target, device):
+    P.prop_values_sizes(target, device)
+
+
+def test_values_rows(target, device):
+    P.prop_values_rows(target, device)
+
+
+def test_values_log_sizes(target, device):
+    P.prop_values_log_sizes(target, device)
+
+
+def test_values_conversion_sizes(target, device):
+    P.prop_values_conversion_sizes(target, device)

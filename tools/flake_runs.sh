@@ -3,7 +3,7 @@
 # database; rerun any failing seed once to tell a reproducible failure from a flaky one.
 # Usage: tools/flake_runs.sh N OUT.md [extra pytest args]   (from the repo root, venv active)
 set -u
-N=${1:-20}; OUT=${2:-reports/flake/cpu.md}; shift 2 || true
+N=${1:-20}; OUT=${2:-docs/records/flake/cpu.md}; shift 2 || true
 rows=(); flaky=0; reproducible=0
 for seed in $(seq 1 "$N"); do
   rm -rf .hypothesis

@@ -44,10 +44,9 @@ sys.path.insert(0, str(ROOT))
 
 import hypothesis  # noqa: E402
 import torch  # noqa: E402
-from hypothesis.database import DirectoryBasedExampleDatabase  # noqa: E402
-
 from h2d_contracts.contracts import ContractViolation, NotApplicable, load_target  # noqa: E402
 from h2d_contracts.contracts.registry import PROPERTIES  # noqa: E402
+from hypothesis.database import DirectoryBasedExampleDatabase  # noqa: E402
 
 CALLS: Counter[str] = Counter()
 
@@ -86,7 +85,9 @@ def _describe_failure(exc: BaseException) -> dict[str, Any]:
     violation = _violation(exc)
     text = str(violation if violation is not None else exc)
     notes = [n for e in (exc, violation) if e is not None for n in getattr(e, "__notes__", [])]
-    call = next((line.strip()[len("call: "):] for line in text.splitlines() if line.strip().startswith("call: ")), None)
+    call = next(
+        (line.strip()[len("call: ") :] for line in text.splitlines() if line.strip().startswith("call: ")), None
+    )
     return {
         "contract": getattr(violation, "contract", None),
         "exception": type(violation or exc).__name__,
@@ -104,7 +105,10 @@ def _git() -> dict[str, Any]:
         except (OSError, subprocess.SubprocessError):
             return ""
 
-    return {"head": run("rev-parse", "HEAD"), "dirty": run("status", "--porcelain", "--untracked-files=no").splitlines()}
+    return {
+        "head": run("rev-parse", "HEAD"),
+        "dirty": run("status", "--porcelain", "--untracked-files=no").splitlines(),
+    }
 
 
 def markdown(record: dict[str, Any]) -> str:
@@ -113,7 +117,12 @@ def markdown(record: dict[str, Any]) -> str:
         f"# Fuzz campaign: {record['target']} ({record['started_utc']})",
         "",
         f"- command: `{record['command']}`",
-        f"- code (at start): HEAD `{record['git']['head'][:12]}`" + (f", uncommitted changes in {', '.join(d[3:] for d in record['git']['dirty'])}" if record["git"]["dirty"] else ", clean tree"),
+        f"- code (at start): HEAD `{record['git']['head'][:12]}`"
+        + (
+            f", uncommitted changes in {', '.join(d[3:] for d in record['git']['dirty'])}"
+            if record["git"]["dirty"]
+            else ", clean tree"
+        ),
         f"- environment: python {record['environment']['python']}, torch {record['environment']['torch']}, hypothesis {record['environment']['hypothesis']}, CUDA {'yes' if record['environment']['cuda'] else 'no'}, 1 process",
         f"- devices: {', '.join(record['devices'])}",
         f"- budget {record['budget_minutes']} min, ran {record['elapsed_seconds']} s, {record['rounds_started']} rounds of {record['chunk']} examples per property",
@@ -124,18 +133,38 @@ def markdown(record: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|",
     ]
     for key, rec in record["properties"].items():
-        lines.append(f"| `{key}` | {rec['contract']} | {rec['rounds']} | {rec['examples_requested']} | {rec.get('target_calls', 0)} | {rec['seconds']} |")
+        lines.append(
+            f"| `{key}` | {rec['contract']} | {rec['rounds']} | {rec['examples_requested']} | {rec.get('target_calls', 0)} | {rec['seconds']} |"
+        )
     if record["not_applicable"]:
-        lines += ["", f"Not applicable here ({len(record['not_applicable'])}): " + ", ".join(f"`{k}`" for k in record["not_applicable"]) + "."]
+        lines += [
+            "",
+            f"Not applicable here ({len(record['not_applicable'])}): "
+            + ", ".join(f"`{k}`" for k in record["not_applicable"])
+            + ".",
+        ]
     for f in record["failures"]:
-        lines += ["", f"## FAIL `{f['property']}` (round {f['round']}, {f['elapsed_s']} s)", "", "```", f["first_line"], f"call: {f['call']}", *f["notes"], "```"]
+        lines += [
+            "",
+            f"## FAIL `{f['property']}` (round {f['round']}, {f['elapsed_s']} s)",
+            "",
+            "```",
+            f["first_line"],
+            f"call: {f['call']}",
+            *f["notes"],
+            "```",
+        ]
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--target", default=os.environ.get("H2D_IMPL", "reference"), help="reference, reference-cpu or module:factory")
-    ap.add_argument("--minutes", type=float, required=True, help="time budget (a property running when it ends finishes its chunk)")
+    ap.add_argument(
+        "--target", default=os.environ.get("H2D_IMPL", "reference"), help="reference, reference-cpu or module:factory"
+    )
+    ap.add_argument(
+        "--minutes", type=float, required=True, help="time budget (a property running when it ends finishes its chunk)"
+    )
     ap.add_argument("--chunk", type=int, default=200, help="examples per property per round (default 200)")
     ap.add_argument("--json", type=Path, help="write the campaign record here")
     ap.add_argument("--md", type=Path, help="write a markdown summary here")
@@ -150,7 +179,13 @@ def main(argv: list[str] | None = None) -> int:
         devices.append(torch.device("cuda", torch.cuda.current_device()))
 
     db = DirectoryBasedExampleDatabase(str(ROOT / ".hypothesis" / "fuzz"))
-    overrides = {"max_examples": args.chunk, "database": db, "print_blob": True, "deadline": None, "suppress_health_check": list(hypothesis.HealthCheck)}
+    overrides = {
+        "max_examples": args.chunk,
+        "database": db,
+        "print_blob": True,
+        "deadline": None,
+        "suppress_health_check": list(hypothesis.HealthCheck),
+    }
     props = [(cid, prop, dev) for cid, group in PROPERTIES.items() for prop in group for dev in devices]
     stats: dict[str, dict[str, Any]] = {}
     failures: list[dict[str, Any]] = []
@@ -161,7 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     deadline = start + args.minutes * 60
     rounds = 0
-    print(f"fuzz: target {target.name} ({target.version}), devices {[str(d) for d in devices]}, {args.minutes} min, chunk {args.chunk}", flush=True)
+    print(
+        f"fuzz: target {target.name} ({target.version}), devices {[str(d) for d in devices]}, {args.minutes} min, chunk {args.chunk}",
+        flush=True,
+    )
     while time.monotonic() < deadline:
         ran = 0
         for cid, prop, dev in props:
@@ -180,7 +218,12 @@ def main(argv: list[str] | None = None) -> int:
                 if isinstance(exc, KeyboardInterrupt):
                     raise
                 failed.add(key)
-                info = {"property": key, "round": rounds + 1, "elapsed_s": round(time.monotonic() - start, 1), **_describe_failure(exc)}
+                info = {
+                    "property": key,
+                    "round": rounds + 1,
+                    "elapsed_s": round(time.monotonic() - start, 1),
+                    **_describe_failure(exc),
+                }
                 failures.append(info)
                 print(f"FAIL {key}: {info['first_line']}", flush=True)
             rec["rounds"] += 1
@@ -189,7 +232,10 @@ def main(argv: list[str] | None = None) -> int:
             rec["target_calls"] = rec.get("target_calls", 0) + sum(CALLS.values()) - calls0
             ran += 1
         rounds += 1
-        print(f"round {rounds} done at {time.monotonic() - start:.0f} s, target calls so far {sum(CALLS.values())}", flush=True)
+        print(
+            f"round {rounds} done at {time.monotonic() - start:.0f} s, target calls so far {sum(CALLS.values())}",
+            flush=True,
+        )
         if not ran:
             break
     elapsed = time.monotonic() - start

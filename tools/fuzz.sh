@@ -8,7 +8,7 @@
 #
 # TARGET is anything --h2d-impl accepts (reference, reference-cpu, module:factory).
 # CHUNK: examples per property per round (default 200). Each process writes
-# reports/fuzz/<UTC time>-<target>[-wN].{json,md}: command, code revision, examples
+# docs/records/fuzz/<UTC time>-<target>[-wN].{json,md}: command, code revision, examples
 # requested, calls into the target, per-property counts and every failure with its
 # reproduction (the "call:" line and Hypothesis's @reproduce_failure blob). Failing
 # examples are also kept in .hypothesis/fuzz (replayed first next time). Exit status 1
@@ -24,14 +24,14 @@ target=$1 minutes=$2 chunk=${3:-200} workers=${FUZZ_WORKERS:-1}
 [ -f .venv/bin/activate ] && . .venv/bin/activate
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 name=$(printf '%s' "$target" | tr -c 'A-Za-z0-9_.-' '_')
-mkdir -p reports/fuzz
+mkdir -p docs/records/fuzz
 pids=() status=0
 for ((w = 1; w <= workers; w++)); do
-    base=reports/fuzz/$stamp-$name
+    base=docs/records/fuzz/$stamp-$name
     [ "$workers" -gt 1 ] && base=$base-w$w
     python tools/fuzz.py --target "$target" --minutes "$minutes" --chunk "$chunk" --json "$base.json" --md "$base.md" &
     pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-echo "records: reports/fuzz/$stamp-$name*.md"
+echo "records: docs/records/fuzz/$stamp-$name*.md"
 exit $status

@@ -3,7 +3,7 @@
 On a CPU-only machine the contracts never reach the code that runs only for a CUDA
 target (``_to_device``, the CUDA branches of ``_async_h2d``/``_resolve_device``,
 ``CpuGpuBuffer``'s pinning and device copies): mutmut reports those mutants as "no
-tests" or lets them survive (reports/mutation/README.md). This script runs them where
+tests" or lets them survive (docs/records/mutation/README.md). This script runs them where
 that code runs, with mutmut's own mutants and trampolines:
 
     # on the CPU machine: generate the mutants of a revision and pack them
@@ -67,18 +67,42 @@ def _failed_test(output: str) -> str:
 HOST_K = "not cuda"
 
 
-def run_one(name: str, mutants_dir: Path, env: dict[str, str], args: argparse.Namespace, k: str | None = None) -> tuple[str, str, int, float, str]:
+def run_one(
+    name: str, mutants_dir: Path, env: dict[str, str], args: argparse.Namespace, k: str | None = None
+) -> tuple[str, str, int, float, str]:
     """One pytest run with ``MUTANT_UNDER_TEST=name``: (name, status, exit code, seconds, first failing test)."""
     with tempfile.TemporaryDirectory() as db:
         run_env = dict(env, MUTANT_UNDER_TEST=name, HYPOTHESIS_STORAGE_DIRECTORY=db)
-        cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", "-m", "not meta",
-               "--hypothesis-seed=0", "--timeout", str(args.test_timeout), "-k", k or args.k, *args.tests]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-x",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:randomly",
+            "-m",
+            "not meta",
+            "--hypothesis-seed=0",
+            "--timeout",
+            str(args.test_timeout),
+            "-k",
+            k or args.k,
+            *args.tests,
+        ]
         t0 = time.monotonic()
         try:
-            proc = subprocess.run(cmd, cwd=mutants_dir, env=run_env, capture_output=True, text=True, timeout=args.run_timeout)
+            proc = subprocess.run(
+                cmd, cwd=mutants_dir, env=run_env, capture_output=True, text=True, timeout=args.run_timeout
+            )
             rc, output = proc.returncode, proc.stdout + proc.stderr
         except subprocess.TimeoutExpired as e:
-            rc, output = -9, (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+            rc, output = (
+                -9,
+                (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or ""),
+            )
         secs = time.monotonic() - t0
     status = {0: "survived", 1: "killed", -9: "timeout"}.get(rc, "error")
     if name == "" and rc != 0:  # an unmutated control that failed: keep its output, it says why
@@ -119,7 +143,13 @@ def main() -> int:
     if args.done and Path(args.done).exists():
         done = {ln.split("\t")[0] for ln in Path(args.done).read_text().splitlines()[1:] if ln.strip()}
     todo = [n for n in names if n not in done]
-    env = dict(os.environ, PYTHONPATH=str(work / "mutmut_pkg"), OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", PYTHONDONTWRITEBYTECODE="1")
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(work / "mutmut_pkg"),
+        OMP_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
+        PYTHONDONTWRITEBYTECODE="1",
+    )
     env.pop("H2D_IMPL", None)
     tsv = out / "gpu_mutation.tsv"
     new_file = not tsv.exists()
@@ -136,8 +166,11 @@ def main() -> int:
             queue.append("")
     queue.append("")
     results: list[tuple[str, str, int, float, str]] = []
-    print(f"revision {(mutants_dir / 'REVISION').read_text().strip()}; {len(todo)} mutants to run ({len(done)} done before), "
-          f"{args.workers} at once; tests {args.tests} -k {args.k!r}", flush=True)
+    print(
+        f"revision {(mutants_dir / 'REVISION').read_text().strip()}; {len(todo)} mutants to run ({len(done)} done before), "
+        f"{args.workers} at once; tests {args.tests} -k {args.k!r}",
+        flush=True,
+    )
     with ThreadPoolExecutor(args.workers) as pool:
         pending = set()
         it = iter(queue)
@@ -164,7 +197,9 @@ def main() -> int:
     controls = [(r[0] or "unmutated", r[1]) for r in results if r[0] in ("", "fail")]
     ok = all((n == "unmutated" and s == "survived") or (n == "fail" and s == "killed") for n, s in controls)
     print(f"controls: {controls} -> {'valid' if ok else 'VOID: a control did not behave'}")
-    print(f"ran {len(ran)} of {len(todo)}: {dict(counts)}; not run (budget): {len(todo) - len(ran)}; {time.monotonic() - t_start:.0f} s")
+    print(
+        f"ran {len(ran)} of {len(todo)}: {dict(counts)}; not run (budget): {len(todo) - len(ran)}; {time.monotonic() - t_start:.0f} s"
+    )
     return 0 if ok else 3
 
 

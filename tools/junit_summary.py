@@ -51,13 +51,17 @@ def main(argv: list[str]) -> int:
         import torch
 
         torch_line = f"torch {torch.__version__} (CUDA {torch.version.cuda})"
-        gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if torch.cuda.is_available() else []
+        gpus = (
+            [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())]
+            if torch.cuda.is_available()
+            else []
+        )
     except Exception as exc:  # noqa: BLE001
         torch_line, gpus = f"torch unavailable: {exc}", []
     lines = [
         f"# {title}",
         "",
-        f"- date (UTC): {datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}",
+        f"- date (UTC): {datetime.datetime.now(datetime.UTC).isoformat(timespec='seconds')}",
         f"- GPU: {', '.join(gpus) if gpus else 'none'} ({len(gpus)} device(s))",
         f"- {torch_line}; python {platform.python_version()}",
         f"- junit: {', '.join(p.split('/')[-1] for p in paths)}",
@@ -66,7 +70,10 @@ def main(argv: list[str]) -> int:
         "",
     ]
     if counts["interrupted"]:
-        lines += [f"**INCOMPLETE**: {counts['interrupted']} of the files come from an interrupted run (a nameless placeholder testcase, not counted)", ""]
+        lines += [
+            f"**INCOMPLETE**: {counts['interrupted']} of the files come from an interrupted run (a nameless placeholder testcase, not counted)",
+            "",
+        ]
     if failures:
         lines += ["## Failures", ""] + [f"- {f}" for f in failures] + [""]
     if skips:

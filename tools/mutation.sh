@@ -16,7 +16,7 @@
 # directory (so edits in progress in the working tree never leak into the numbers),
 # and mutmut runs there with the [tool.mutmut] section of that revision's
 # pyproject.toml (source h2d_impl/, the non-meta suite, --hypothesis-seed=0, the
-# default Hypothesis profile). Writes into reports/mutation/ of the working tree:
+# default Hypothesis profile). Writes into docs/records/mutation/ of the working tree:
 #   results-<rev>.txt   every mutant and its status (`mutmut results --all true`)
 #   survivors-<rev>.txt the diff of every surviving / untested mutant (`mutmut show`)
 #   stats-<rev>.json    mutmut's own counts (`mutmut export-cicd-stats`)
@@ -64,7 +64,7 @@ if suite == "contracts":
 py.write_text(text)
 PY
 mkdir -p "$work/mutants/h2d_contracts"  # mutmut copies also_copy's single files into it
-out=$root/reports/mutation
+out=$root/docs/records/mutation
 mkdir -p "$out"
 log=$out/run-$tag.log
 {

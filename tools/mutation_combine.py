@@ -5,9 +5,9 @@ mutmut on a CPU-only machine cannot reach the device half (``tools/mutation.sh``
 mutants on a GPU runner; what neither kills is classified by reading (a triage file).
 This script joins them, so the score is computed from files, not by hand:
 
-    python tools/mutation_combine.py reports/mutation/results-<rev>-contracts.txt \\
-        --gpu reports/gpu/<run>/gpu_mutation.tsv ... --triage reports/mutation/triage.json \\
-        --out reports/mutation/combined-<rev>.tsv
+    python tools/mutation_combine.py docs/records/mutation/results-<rev>-contracts.txt \\
+        --gpu OUT/gpu_mutation.tsv ... --triage docs/records/mutation/triage.json \\
+        --out docs/records/mutation/combined-<rev>.tsv
 
 A GPU kill counts only if the run's unmutated controls passed the test that killed it:
 a run whose controls failed test T (or did not reach tests after T, under ``-x``) voids
@@ -37,9 +37,13 @@ def _gpu_rows(path: str) -> list[list[str]]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("cpu_results", help="mutmut results --all true of the CPU run")
-    ap.add_argument("--extra-cpu", nargs="*", default=[], help="tools/gpu_mutation.py TSVs run on the CPU machine (host re-runs)")
+    ap.add_argument(
+        "--extra-cpu", nargs="*", default=[], help="tools/gpu_mutation.py TSVs run on the CPU machine (host re-runs)"
+    )
     ap.add_argument("--gpu", nargs="*", default=[], help="tools/gpu_mutation.py TSVs of GPU runs")
-    ap.add_argument("--void-from", nargs="*", default=[], help="TSV=TEST[,TEST...]: that run's kills by these tests are void")
+    ap.add_argument(
+        "--void-from", nargs="*", default=[], help="TSV=TEST[,TEST...]: that run's kills by these tests are void"
+    )
     ap.add_argument("--triage", nargs="*", default=[])
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
@@ -60,7 +64,10 @@ def main() -> int:
                 continue
             if st in ("killed", "timeout"):
                 if any(t in test for t in void_tests.get(path, [])):
-                    void.setdefault(name, f"{where} {Path(path).parent.name}: killed by {test}, which the run's unmutated controls failed too")
+                    void.setdefault(
+                        name,
+                        f"{where} {Path(path).parent.name}: killed by {test}, which the run's unmutated controls failed too",
+                    )
                     continue
                 status[name] = "killed"
                 how[name] = f"{where} {Path(path).parent.name}: {test}"
@@ -88,7 +95,9 @@ def main() -> int:
     unmeasured = counts["2-gpu"] + counts["not-measured"]
     print(f"{len(final)} mutants: {dict(sorted(counts.items()))}")
     print(f"score over the measured: {killed} / {killed + misses} = {killed / max(1, killed + misses):.1%}")
-    print(f"score with the unmeasured as misses: {killed} / {killed + misses + unmeasured} = {killed / max(1, killed + misses + unmeasured):.1%}")
+    print(
+        f"score with the unmeasured as misses: {killed} / {killed + misses + unmeasured} = {killed / max(1, killed + misses + unmeasured):.1%}"
+    )
     return 0
 
 

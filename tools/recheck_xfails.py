@@ -30,8 +30,17 @@ from h2d_contracts.contracts import expectations as R
 def facts_of(meta: dict) -> dict:
     """The ``if=`` facts of the recorded run, from its report header."""
     machine = meta.get("machine", "")
-    gpus = machine.split(":", 1)[1].count(",") + 1 if "CUDA" in machine and ":" in machine and "no CUDA" not in machine else 0
-    return {"cuda": gpus > 0, "pinned": str(meta.get("pinned", "")).startswith("available"), "multi-gpu": gpus >= 2, "torch": meta.get("torch", "0")}
+    gpus = (
+        machine.split(":", 1)[1].count(",") + 1
+        if "CUDA" in machine and ":" in machine and "no CUDA" not in machine
+        else 0
+    )
+    return {
+        "cuda": gpus > 0,
+        "pinned": str(meta.get("pinned", "")).startswith("available"),
+        "multi-gpu": gpus >= 2,
+        "torch": meta.get("torch", "0"),
+    }
 
 
 def main(argv: list[str]) -> int:

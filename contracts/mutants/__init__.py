@@ -14,7 +14,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import bad_input, buffer, cpu_path, dtype, gpu, input_untouched, no_alias, no_target, out, reliability, values  # noqa: F401 - registers the mutants
+from . import (  # noqa: F401 - registers the mutants
+    bad_input,
+    buffer,
+    cpu_path,
+    dtype,
+    gpu,
+    input_untouched,
+    no_alias,
+    no_target,
+    out,
+    reliability,
+    scale,
+    sequence,
+    values,
+)
 from .base import MUTANTS, NEEDS, Mutant, mutant
 
 __all__ = ["MUTANTS", "NEEDS", "Mutant", "mutant"]

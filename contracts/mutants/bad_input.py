@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import torch
-
-from h2d_contracts import h2d_impl
 from h2d_contracts.h2d_impl import _host as H  # noqa: PLC2701 - a mutant is the reference with one change: white-box
 from h2d_contracts.h2d_impl import h2d as R
 
 from ..targets import Target
-from .base import ReferenceBuffer, mutant, parsed_device, reference_target, untyped_leaves
+from .base import mutant, parsed_device, reference_target
 
 
-@mutant(killed_by=('bad-input',))
+@mutant(killed_by=("bad-input",))
 def dtype_not_from_out() -> Target:
     """dtype not taken from out: data built in its own dtype, then copied into out, so [2**40] wraps in an int32 out."""
 
@@ -30,7 +26,7 @@ def dtype_not_from_out() -> Target:
     return reference_target("dtype_not_from_out", fn)
 
 
-@mutant(killed_by=('bad-input',))
+@mutant(killed_by=("bad-input",))
 def partial_write_before_error() -> Target:
     """writes into out before validating values: a failing call (NaN into int) leaves out half-written."""
 
@@ -47,7 +43,7 @@ def partial_write_before_error() -> Target:
     return reference_target("partial_write_before_error", fn)
 
 
-@mutant(killed_by=('bad-input',))
+@mutant(killed_by=("bad-input",))
 def nan_into_int_unchecked() -> Target:
     """float -> integer conversion without the NaN/inf/range check: NaN becomes INT_MIN (garbage) silently."""
 
@@ -65,7 +61,7 @@ def nan_into_int_unchecked() -> Target:
     return reference_target("nan_into_int_unchecked", fn)
 
 
-@mutant(killed_by=('bad-input',))
+@mutant(killed_by=("bad-input",))
 def tensor_into_out_unchecked() -> Target:
     """a tensor written into ``out`` skips the range/NaN check (``out.copy_(data)``): ``torch.tensor([2**40])`` into an int32 out wraps to 0."""
 
@@ -82,16 +78,22 @@ def tensor_into_out_unchecked() -> Target:
     return reference_target("tensor_into_out_unchecked", fn)
 
 
-@mutant(killed_by=('bad-input',))
+@mutant(killed_by=("bad-input",))
 def int64_range_check_misses_2_63() -> Target:
-    """held-out r1 b04: the float -> int64 range check compares with ``float(iinfo.max)``, which rounds to 2**63, so
+    """the float -> int64 range check compares with ``float(iinfo.max)``, which rounds to 2**63, so
     exactly 2.0**63 passes and wraps to INT64_MIN instead of raising ValueError."""
 
     def fn(data, device=None, dtype=None, out=None):
         target_dtype = dtype if dtype is not None else (out.dtype if out is not None else None)
         if target_dtype is torch.int64 and not isinstance(data, torch.Tensor):
             arr = np.asarray(data) if isinstance(data, (list, tuple, np.ndarray)) else None
-            if arr is not None and arr.dtype.kind == "f" and arr.size and np.any(arr == 2.0**63) and np.all(np.isfinite(arr)):
+            if (
+                arr is not None
+                and arr.dtype.kind == "f"
+                and arr.size
+                and np.any(arr == 2.0**63)
+                and np.all(np.isfinite(arr))
+            ):
                 wrapped = torch.from_numpy(np.ascontiguousarray(arr, dtype=np.float64)).to(torch.int64)
                 return out.copy_(wrapped) if out is not None else wrapped.to(device)
         return R.async_tensor_h2d(data, device, dtype, out)
@@ -99,23 +101,29 @@ def int64_range_check_misses_2_63() -> Target:
     return reference_target("int64_range_check_misses_2_63", fn)
 
 
-@mutant(killed_by=('bad-input', 'input-untouched'))
+@mutant(killed_by=("bad-input", "input-untouched"))
 def overlap_check_on_raw_data() -> Target:
-    """held-out r1 b08: the out/data overlap check looks at ``data`` itself, which only understands tensors, so an
+    """the out/data overlap check looks at ``data`` itself, which only understands tensors, so an
     ndarray view of out's own memory is not refused: the copy writes through it into the caller's array."""
 
     def fn(data, device=None, dtype=None, out=None):
-        if isinstance(data, np.ndarray) and isinstance(out, torch.Tensor) and out.device.type == "cpu" and data.size and np.shares_memory(data, out.numpy()):
+        if (
+            isinstance(data, np.ndarray)
+            and isinstance(out, torch.Tensor)
+            and out.device.type == "cpu"
+            and data.size
+            and np.shares_memory(data, out.numpy())
+        ):
             return out.copy_(torch.from_numpy(data))
         return R.async_tensor_h2d(data, device, dtype, out)
 
     return reference_target("overlap_check_on_raw_data", fn)
 
 
-@mutant(killed_by=('bad-input',))
+@mutant(killed_by=("bad-input",))
 def refusals_name_no_argument() -> Target:
     """every refusal keeps its exception type but says only "invalid input": the caller cannot tell which argument is at
-    fault (mutmut's survivors of the contract suite that replace a message by None, reports/mutation/)."""
+    fault (as mutmut's mutants that replace a message by None do)."""
 
     def fn(data, device=None, dtype=None, out=None):
         try:
@@ -126,16 +134,22 @@ def refusals_name_no_argument() -> Target:
     return reference_target("refusals_name_no_argument", fn)
 
 
-@mutant(killed_by=('bad-input',))
+@mutant(killed_by=("bad-input",))
 def uint64_checked_through_int64() -> Target:
     """the integer range check widens every source through ``int64`` (``source.to(torch.int64)``), so a uint64 value of
     2**63 or more wraps negative and passes as an int64: ``np.array([2**63], np.uint64)`` into int64 becomes -2**63
-    (the contract suite's mutation run of 73734f2: no drawn data reached it)."""
+    (int64 holds every other integer dtype's values, so widening through it looks safe)."""
 
     def fn(data, device=None, dtype=None, out=None):
         target_dtype = dtype if dtype is not None else (out.dtype if out is not None else None)
         u64 = getattr(torch, "uint64", None)
-        src = data if isinstance(data, torch.Tensor) and data.dtype == u64 else torch.from_numpy(data.astype(np.uint64).view(np.int64)) if isinstance(data, np.ndarray) and data.dtype == np.uint64 else None
+        src = (
+            data
+            if isinstance(data, torch.Tensor) and data.dtype == u64
+            else torch.from_numpy(data.astype(np.uint64).view(np.int64))
+            if isinstance(data, np.ndarray) and data.dtype == np.uint64
+            else None
+        )
         if target_dtype is torch.int64 and src is not None:
             wrapped = src.view(torch.int64) if src.dtype != torch.int64 else src
             return out.copy_(wrapped) if out is not None else wrapped.clone().to(device)
@@ -144,7 +158,7 @@ def uint64_checked_through_int64() -> Target:
     return reference_target("uint64_checked_through_int64", fn)
 
 
-@mutant(killed_by=('bad-input',), needs="cuda")
+@mutant(killed_by=("bad-input",), needs="cuda")
 def device_index_bound_off_by_one() -> Target:
     """``cuda:<device_count>`` passes the index check (``index <= count``) and fails later inside torch with its own
     RuntimeError, which names no argument (mutmut ``_resolve_device`` 35)."""
@@ -159,7 +173,7 @@ def device_index_bound_off_by_one() -> Target:
     return reference_target("device_index_bound_off_by_one", fn)
 
 
-@mutant(killed_by=('bad-input',))
+@mutant(killed_by=("bad-input",))
 def device_index_refusals_unnamed() -> Target:
     """a negative device index or a CPU index other than 0 is refused with a bare ValueError that names no argument
     (mutmut ``_resolve_device`` 11 and 20: the message became None)."""

@@ -6,16 +6,19 @@ A mutant is declared once, where its factory is written (``contracts/mutants/<ar
     def broadcast_into_out() -> Target:
         \"\"\"out accepts a broadcastable shape ... (the first docstring line is its description)\"\"\"
 
-``killed_by`` names the contracts that must reject it, ``needs`` what it takes to show
-(``"cpu"``, ``"cuda"``, ``"2gpu"``, or ``"no-pinning"``: a host without pinned memory).
+``killed_by`` names the contracts that must reject it, ``by`` (optional) the properties
+of those contracts that must (a size-threshold bug is the size tables' to find: hunting it
+with every property first costs minutes), ``needs`` what it takes to show (``"cpu"``,
+``"cuda"``, ``"2gpu"``, or ``"no-pinning"``: a host without pinned memory).
 The meta-tests hunt every registered mutant with those contracts' properties and fail if
 one survives.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -24,7 +27,16 @@ from h2d_contracts import h2d_impl
 
 from ..targets import Target
 
-__all__ = ["MUTANTS", "NEEDS", "Mutant", "ReferenceBuffer", "mutant", "parsed_device", "reference_target", "untyped_leaves"]
+__all__ = [
+    "MUTANTS",
+    "NEEDS",
+    "Mutant",
+    "ReferenceBuffer",
+    "mutant",
+    "parsed_device",
+    "reference_target",
+    "untyped_leaves",
+]
 
 #: What a mutant may need to show its bug.
 NEEDS = ("cpu", "cuda", "2gpu", "no-pinning")
@@ -38,6 +50,7 @@ class Mutant:
     factory: Callable[[], Target]
     killed_by: tuple[str, ...]
     needs: str = "cpu"
+    by: tuple[str, ...] = ()
 
     @property
     def doc(self) -> str:
@@ -49,10 +62,19 @@ class Mutant:
 MUTANTS: dict[str, Mutant] = {}
 
 
-def mutant(*, killed_by: tuple[str, ...], needs: str = "cpu") -> Callable[[Callable[[], Target]], Callable[[], Target]]:
-    """Register the decorated factory as a mutant named after it (ValueError for an unknown ``needs`` or a name used twice)."""
+def mutant(
+    *, killed_by: tuple[str, ...], needs: str = "cpu", by: tuple[str, ...] = ()
+) -> Callable[[Callable[[], Target]], Callable[[], Target]]:
+    """Register the decorated factory as a mutant named after it.
+
+    Raises:
+        ValueError: an unknown ``needs``, a name used twice, no docstring, or a property in
+            ``by`` that is not a ``prop_*`` name.
+    """
     if needs not in NEEDS:
         raise ValueError(f"needs must be one of {NEEDS}, got {needs!r}")
+    if any(not p.startswith("prop_") for p in by):
+        raise ValueError(f"by names properties (prop_*), got {by!r}")
 
     def register(factory: Callable[[], Target]) -> Callable[[], Target]:
         name = factory.__name__
@@ -60,13 +82,19 @@ def mutant(*, killed_by: tuple[str, ...], needs: str = "cpu") -> Callable[[Calla
             raise ValueError(f"mutant {name!r} is declared twice")
         if not (factory.__doc__ or "").strip():
             raise ValueError(f"mutant {name!r} needs a docstring saying what its bug is")
-        MUTANTS[name] = Mutant(name, factory, tuple(killed_by), needs)
+        MUTANTS[name] = Mutant(name, factory, tuple(killed_by), needs, tuple(by))
         return factory
 
     return register
 
 
-def reference_target(name: str, fn: Callable[..., torch.Tensor] | None = None, *, buffer_cls: type | None = None, cpu_variant: Callable[..., torch.Tensor] | None = None) -> Target:
+def reference_target(
+    name: str,
+    fn: Callable[..., torch.Tensor] | None = None,
+    *,
+    buffer_cls: type | None = None,
+    cpu_variant: Callable[..., torch.Tensor] | None = None,
+) -> Target:
     """The reference as a target named ``mutant:<name>``, with ``fn``, ``buffer_cls`` or ``cpu_variant`` swapped in.
 
     Its spec (``h2d_contracts.contracts.mutants:<name>``) is what a fresh process, or a

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+import operator
 
-import numpy as np
 import torch
 
 from h2d_contracts import h2d_impl
-from h2d_contracts.h2d_impl import _host as H  # noqa: PLC2701 - a mutant is the reference with one change: white-box
-from h2d_contracts.h2d_impl import h2d as R
 
 from ..targets import Target
-from .base import ReferenceBuffer, mutant, parsed_device, reference_target, untyped_leaves
+from .base import ReferenceBuffer, mutant, reference_target
 
 
-@mutant(killed_by=('buffer',))
+@mutant(killed_by=("buffer",))
 def copy_to_gpu_no_bounds_check() -> Target:
     """copy_to_gpu/copy_to_cpu slice without a bounds check (vLLM): n=136 on capacity 132 is clamped, n=-1 drops a row."""
 
@@ -33,7 +30,7 @@ def copy_to_gpu_no_bounds_check() -> Target:
     return reference_target("copy_to_gpu_no_bounds_check", buffer_cls=B)
 
 
-@mutant(killed_by=('buffer',))
+@mutant(killed_by=("buffer",))
 def copy_to_gpu_off_by_one() -> Target:
     """copy_to_gpu(n) copies n + 1 rows (the `num_reqs + 1` confusion), clobbering row n of .gpu."""
 
@@ -48,7 +45,7 @@ def copy_to_gpu_off_by_one() -> Target:
     return reference_target("copy_to_gpu_off_by_one", buffer_cls=B)
 
 
-@mutant(killed_by=('buffer',))
+@mutant(killed_by=("buffer",))
 def negative_n_accepted() -> Target:
     """the bounds check tests only the upper end: copy_to_gpu(-2) silently copies all rows but the last two."""
 
@@ -66,7 +63,7 @@ def negative_n_accepted() -> Target:
     return reference_target("negative_n_accepted", buffer_cls=B)
 
 
-@mutant(killed_by=('buffer',))
+@mutant(killed_by=("buffer",))
 def n_beyond_capacity_clamped() -> Target:
     """n beyond capacity is clamped with min(n, capacity) instead of rejected (capacity 132, asked 136: 4 rows lost)."""
 
@@ -84,7 +81,7 @@ def n_beyond_capacity_clamped() -> Target:
     return reference_target("n_beyond_capacity_clamped", buffer_cls=B)
 
 
-@mutant(killed_by=('buffer',))
+@mutant(killed_by=("buffer",))
 def copy_to_cpu_wrong_rows() -> Target:
     """copy_to_cpu(n) reads the last n rows of .gpu instead of the first n."""
 
@@ -99,7 +96,7 @@ def copy_to_cpu_wrong_rows() -> Target:
     return reference_target("copy_to_cpu_wrong_rows", buffer_cls=B)
 
 
-@mutant(killed_by=('buffer',))
+@mutant(killed_by=("buffer",))
 def numpy_view_is_a_copy() -> Target:
     """.np is a copy of .cpu (`.numpy().copy()`), so writes through .np never reach the device."""
 
@@ -112,7 +109,7 @@ def numpy_view_is_a_copy() -> Target:
     return reference_target("numpy_view_is_a_copy", buffer_cls=B)
 
 
-@mutant(killed_by=('buffer',))
+@mutant(killed_by=("buffer",))
 def copy_to_cpu_returns_gpu_view() -> Target:
     """copy_to_cpu(n) copies the right rows but returns ``.gpu[:n]`` (the source) instead of ``.cpu[:n]``."""
 
@@ -124,7 +121,7 @@ def copy_to_cpu_returns_gpu_view() -> Target:
     return reference_target("copy_to_cpu_returns_gpu_view", buffer_cls=B)
 
 
-@mutant(killed_by=('buffer',), needs="no-pinning")
+@mutant(killed_by=("buffer",), needs="no-pinning")
 def buffer_pin_without_fallback() -> Target:
     """CpuGpuBuffer passes ``pin_memory=True`` straight to torch: on a host without pinned memory the constructor raises RuntimeError."""
 
@@ -137,7 +134,7 @@ def buffer_pin_without_fallback() -> Target:
     return reference_target("buffer_pin_without_fallback", buffer_cls=B)
 
 
-@mutant(killed_by=('buffer',))
+@mutant(killed_by=("buffer",))
 def buffer_asserts_its_arguments() -> Target:
     """CpuGpuBuffer validates its size with ``assert`` (vLLM's style): AssertionError, and under ``python -O`` a negative size reaches torch."""
 
@@ -149,7 +146,7 @@ def buffer_asserts_its_arguments() -> Target:
     return reference_target("buffer_asserts_its_arguments", buffer_cls=B)
 
 
-@mutant(killed_by=('buffer',))
+@mutant(killed_by=("buffer",))
 def buffer_refusals_name_nothing() -> Target:
     """CpuGpuBuffer and its copies refuse bad arguments with the right exception types but bare messages ("invalid argument")."""
 

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 import numpy as np
 import torch
-
-from h2d_contracts import h2d_impl
-from h2d_contracts.h2d_impl import _host as H  # noqa: PLC2701 - a mutant is the reference with one change: white-box
+from h2d_contracts.h2d_impl import _staging as _P  # noqa: PLC2701
 from h2d_contracts.h2d_impl import h2d as R
 
-from h2d_contracts.h2d_impl import _staging as _P  # noqa: PLC2701
-
 from ..targets import Target
-from .base import ReferenceBuffer, mutant, parsed_device, reference_target, untyped_leaves
-
+from .base import ReferenceBuffer, mutant, reference_target
 
 _STAGING: dict[str, torch.Tensor] = {}
 
@@ -63,7 +58,7 @@ def _with_pools(cls: type) -> Callable[..., torch.Tensor]:
     return fn
 
 
-@mutant(killed_by=('non-blocking',), needs="cuda")
+@mutant(killed_by=("non-blocking",), needs="cuda")
 def copy_to_cpu_synchronizing() -> Target:
     """copy_to_cpu(n) without non_blocking (a plain ``.copy_``): the host waits for all queued device work at every step."""
 
@@ -77,7 +72,7 @@ def copy_to_cpu_synchronizing() -> Target:
     return reference_target("copy_to_cpu_synchronizing", buffer_cls=B)
 
 
-@mutant(killed_by=('staging', 'non-blocking'), needs="cuda")
+@mutant(killed_by=("staging", "non-blocking"), needs="cuda")
 def pageable_tensor_not_staged() -> Target:
     """an unpinned tensor is copied straight from pageable memory: `data.to(device, non_blocking=True)` blocks the host."""
 
@@ -85,13 +80,17 @@ def pageable_tensor_not_staged() -> Target:
         if isinstance(data, torch.Tensor) and data.device.type == "cpu" and not data.is_pinned():
             source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
             if target.type == "cuda":
-                return out.copy_(source, non_blocking=True) if out is not None else source.to(target, dtype_, non_blocking=True)
+                return (
+                    out.copy_(source, non_blocking=True)
+                    if out is not None
+                    else source.to(target, dtype_, non_blocking=True)
+                )
         return R.async_tensor_h2d(data, device, dtype, out)
 
     return reference_target("pageable_tensor_not_staged", fn)
 
 
-@mutant(killed_by=('staging', 'non-blocking'), needs="cuda")
+@mutant(killed_by=("staging", "non-blocking"), needs="cuda")
 def pageable_ndarray_not_staged() -> Target:
     """a numpy array goes through torch.from_numpy(...).to(device, non_blocking=True): a pageable DMA."""
 
@@ -99,13 +98,17 @@ def pageable_ndarray_not_staged() -> Target:
         if isinstance(data, np.ndarray):
             source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
             if target.type == "cuda":
-                return out.copy_(source, non_blocking=True) if out is not None else source.to(target, dtype_, non_blocking=True)
+                return (
+                    out.copy_(source, non_blocking=True)
+                    if out is not None
+                    else source.to(target, dtype_, non_blocking=True)
+                )
         return R.async_tensor_h2d(data, device, dtype, out)
 
     return reference_target("pageable_ndarray_not_staged", fn)
 
 
-@mutant(killed_by=('staging', 'non-blocking'), needs="cuda")
+@mutant(killed_by=("staging", "non-blocking"), needs="cuda")
 def strided_pinned_view_not_staged() -> Target:
     """any pinned tensor skips staging, even a column slice: torch then makes a pageable contiguous copy and blocks."""
 
@@ -119,7 +122,7 @@ def strided_pinned_view_not_staged() -> Target:
     return reference_target("strided_pinned_view_not_staged", fn)
 
 
-@mutant(killed_by=('staging',), needs="cuda")
+@mutant(killed_by=("staging",), needs="cuda")
 def pinned_input_restaged() -> Target:
     """already pinned inputs are copied into a new pinned buffer again (wasted allocation and bandwidth)."""
 
@@ -131,7 +134,7 @@ def pinned_input_restaged() -> Target:
     return reference_target("pinned_input_restaged", fn)
 
 
-@mutant(killed_by=('snapshot',), needs="cuda")
+@mutant(killed_by=("snapshot",), needs="cuda")
 def reused_staging_buffer() -> Target:
     """one persistent pinned staging buffer, reused by the next call without waiting for the queued copy (a race)."""
 
@@ -150,12 +153,18 @@ def reused_staging_buffer() -> Target:
     return reference_target("reused_staging_buffer", fn)
 
 
-@mutant(killed_by=('stream',), needs="cuda")
+@mutant(killed_by=("stream",), needs="cuda")
 def copy_on_default_stream() -> Target:
     """the copy is enqueued on the default stream, not the caller's current stream (no ordering with its work)."""
 
     def fn(data, device=None, dtype=None, out=None):
-        target = out.device if out is not None else torch.device(device) if not isinstance(device, int) else torch.device("cuda", device)
+        target = (
+            out.device
+            if out is not None
+            else torch.device(device)
+            if not isinstance(device, int)
+            else torch.device("cuda", device)
+        )
         if target.type == "cuda":
             with torch.cuda.stream(torch.cuda.default_stream(target)):
                 return R.async_tensor_h2d(data, device, dtype, out)
@@ -164,7 +173,7 @@ def copy_on_default_stream() -> Target:
     return reference_target("copy_on_default_stream", fn)
 
 
-@mutant(killed_by=('non-blocking',), needs="cuda")
+@mutant(killed_by=("non-blocking",), needs="cuda")
 def synchronizing_copy() -> Target:
     """the staged copy is followed by a stream synchronize ("to be safe"): every call waits for all queued work."""
 
@@ -177,7 +186,7 @@ def synchronizing_copy() -> Target:
     return reference_target("synchronizing_copy", fn)
 
 
-@mutant(killed_by=('stream',), needs="2gpu")
+@mutant(killed_by=("stream",), needs="2gpu")
 def device_index_ignored() -> Target:
     """the device index is dropped ("cuda:1" -> "cuda"): data lands on the current device."""
 
@@ -191,7 +200,7 @@ def device_index_ignored() -> Target:
     return reference_target("device_index_ignored", fn)
 
 
-@mutant(killed_by=('device-hygiene',), needs="2gpu")
+@mutant(killed_by=("device-hygiene",), needs="2gpu")
 def completion_event_on_current_device() -> Target:
     """a completion event is recorded on ``torch.cuda.current_stream()`` (the current device's, not the target's): a call aimed
     at cuda:1 creates a CUDA context on cuda:0, so every worker process of a multi-GPU server holds memory on GPU 0."""
@@ -205,13 +214,19 @@ def completion_event_on_current_device() -> Target:
     return reference_target("completion_event_on_current_device", fn)
 
 
-@mutant(killed_by=('staging',), needs="cuda")
+@mutant(killed_by=("staging",), needs="cuda")
 def dense_rule_two_dims_only() -> Target:
     """the density rule holds for two dimensions only (``expected = size`` for ``expected *= size``): a pinned tensor
     dense in a permutation of three or more dimensions (sides >= 2) is staged again (mutmut ``_dense`` 13)."""
 
     def fn(data, device=None, dtype=None, out=None):
-        if isinstance(data, torch.Tensor) and data.device.type == "cpu" and data.is_pinned() and not data.is_contiguous() and sum(s > 1 for s in data.shape) >= 3:
+        if (
+            isinstance(data, torch.Tensor)
+            and data.device.type == "cpu"
+            and data.is_pinned()
+            and not data.is_contiguous()
+            and sum(s > 1 for s in data.shape) >= 3
+        ):
             source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
             if target.type == "cuda":
                 staged = R._stage(source, dtype_, pin=True)
@@ -221,13 +236,18 @@ def dense_rule_two_dims_only() -> Target:
     return reference_target("dense_rule_two_dims_only", fn)
 
 
-@mutant(killed_by=('non-blocking',), needs="cuda")
+@mutant(killed_by=("non-blocking",), needs="cuda")
 def permuted_pinned_blocking_copy() -> Target:
     """a pinned tensor dense in a permutation (``.t()``) is DMA'd as it lies with a blocking ``.to(device)``: the host
     waits for the stream (mutmut ``_to_device`` 28/29: ``non_blocking=True`` dropped)."""
 
     def fn(data, device=None, dtype=None, out=None):
-        if isinstance(data, torch.Tensor) and data.device.type == "cpu" and data.is_pinned() and not data.is_contiguous():
+        if (
+            isinstance(data, torch.Tensor)
+            and data.device.type == "cpu"
+            and data.is_pinned()
+            and not data.is_contiguous()
+        ):
             source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
             if target.type == "cuda" and R._zero_copy_ok(data, source, dtype_):
                 moved = source.to(target)
@@ -237,7 +257,7 @@ def permuted_pinned_blocking_copy() -> Target:
     return reference_target("permuted_pinned_blocking_copy", fn)
 
 
-@mutant(killed_by=('non-blocking',), needs="cuda")
+@mutant(killed_by=("non-blocking",), needs="cuda")
 def buffer_full_copy_blocking() -> Target:
     """``copy_to_gpu()`` / ``copy_to_cpu()`` without ``n`` copy every row with a blocking ``copy_`` (mutmut
     ``copy_to_gpu`` 8, ``copy_to_cpu`` 8: ``non_blocking=False``); with ``n`` they are the reference's."""
@@ -252,7 +272,7 @@ def buffer_full_copy_blocking() -> Target:
     return reference_target("buffer_full_copy_blocking", buffer_cls=B)
 
 
-@mutant(killed_by=('snapshot',), needs="cuda")
+@mutant(killed_by=("snapshot",), needs="cuda")
 def staging_slice_reused_while_queued() -> Target:
     """the small-payload pool never advances its offset in the open chunk: two calls queued behind a busy stream stage
     into the same pinned bytes, and the first copy reads the second call's values (wrong tokens)."""
@@ -260,7 +280,7 @@ def staging_slice_reused_while_queued() -> Target:
     return reference_target("staging_slice_reused_while_queued", fn)
 
 
-@mutant(killed_by=('snapshot',), needs="cuda")
+@mutant(killed_by=("snapshot",), needs="cuda")
 def staging_chunk_reused_before_done() -> Target:
     """the large-payload pool reuses the oldest queued block without its completion event: a second large call
     overwrites the block whose DMA is still queued behind a busy stream (the first call's values are lost)."""

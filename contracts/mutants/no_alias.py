@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import torch
-
-from h2d_contracts import h2d_impl
 from h2d_contracts.h2d_impl import _host as H  # noqa: PLC2701 - a mutant is the reference with one change: white-box
 from h2d_contracts.h2d_impl import h2d as R
 
 from ..targets import Target
-from .base import ReferenceBuffer, mutant, parsed_device, reference_target, untyped_leaves
+from .base import mutant, reference_target
 
 
-@mutant(killed_by=('no-alias',))
+@mutant(killed_by=("no-alias",))
 def cpu_result_aliases_input() -> Target:
     """the CPU path returns a view of its input (torch.from_numpy / the tensor itself) when no conversion is needed."""
 
@@ -29,7 +25,7 @@ def cpu_result_aliases_input() -> Target:
     return reference_target("cpu_result_aliases_input", fn)
 
 
-@mutant(killed_by=('no-alias',))
+@mutant(killed_by=("no-alias",))
 def cpu_variant_returns_caller_memory() -> Target:
     """the CPU-platform variant returns ``torch.as_tensor(data)`` when no conversion is needed: the caller's own memory, not a copy."""
 

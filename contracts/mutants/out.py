@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
 import torch
-
-from h2d_contracts import h2d_impl
 from h2d_contracts.h2d_impl import _host as H  # noqa: PLC2701 - a mutant is the reference with one change: white-box
 from h2d_contracts.h2d_impl import h2d as R
 
 from ..targets import Target
-from .base import ReferenceBuffer, mutant, parsed_device, reference_target, untyped_leaves
+from .base import mutant, reference_target
 
 
-@mutant(killed_by=('out',))
+@mutant(killed_by=("out",))
 def broadcast_into_out() -> Target:
     """out accepts a broadcastable shape: `out.copy_(src)` broadcasts [1] into a (4,) buffer (vLLM model, no shape check)."""
 
@@ -31,7 +26,7 @@ def broadcast_into_out() -> Target:
     return reference_target("broadcast_into_out", fn)
 
 
-@mutant(killed_by=('out',), needs="cuda")
+@mutant(killed_by=("out",), needs="cuda")
 def zero_copy_ignores_out() -> Target:
     """a pinned dense tensor of out's dtype (the zero-copy path) is DMA'd into a new tensor; out is neither written
     nor returned (mutmut ``_to_device`` 11: ``if out is not None`` became ``... and False``)."""

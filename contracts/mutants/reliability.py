@@ -2,18 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
 import torch
-
-from h2d_contracts import h2d_impl
-from h2d_contracts.h2d_impl import _host as H  # noqa: PLC2701 - a mutant is the reference with one change: white-box
 from h2d_contracts.h2d_impl import h2d as R
 
 from ..targets import Target
-from .base import ReferenceBuffer, mutant, parsed_device, reference_target, untyped_leaves
-
+from .base import mutant, reference_target
 
 _SCRATCH: dict[str, torch.Tensor] = {}
 
@@ -24,7 +17,7 @@ _KEPT: list[torch.Tensor] = []
 _IN_FLIGHT: list[torch.Tensor] = []
 
 
-@mutant(killed_by=('concurrency',))
+@mutant(killed_by=("concurrency",))
 def shared_scratch_buffer() -> Target:
     """the host path reuses one module-level scratch tensor with no lock: concurrent callers read each other's data."""
 
@@ -42,7 +35,7 @@ def shared_scratch_buffer() -> Target:
     return reference_target("shared_scratch_buffer", fn)
 
 
-@mutant(killed_by=('hygiene',), needs="cuda")
+@mutant(killed_by=("hygiene",), needs="cuda")
 def results_kept_alive() -> Target:
     """a debugging cache left in: every result is appended to a module-level list, so device memory grows per call."""
 
@@ -54,7 +47,7 @@ def results_kept_alive() -> Target:
     return reference_target("results_kept_alive", fn)
 
 
-@mutant(killed_by=('hygiene',), needs="cuda")
+@mutant(killed_by=("hygiene",), needs="cuda")
 def staging_blocks_never_released() -> Target:
     """the list that keeps each call's pinned staging block alive until its copy completes is never pruned: pinned host
     memory still referenced grows by one block per call (a fixed 4 KiB block here, as a staging ring's bookkeeping would hold)."""

@@ -2,23 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import torch
-
-from h2d_contracts import h2d_impl
-from h2d_contracts.h2d_impl import _host as H  # noqa: PLC2701 - a mutant is the reference with one change: white-box
 from h2d_contracts.h2d_impl import h2d as R
 
 from ..targets import Target
-from .base import ReferenceBuffer, mutant, parsed_device, reference_target, untyped_leaves
-
+from .base import mutant, reference_target, untyped_leaves
 
 _FIRST_READ_ONLY = [True]
 
 
-@mutant(killed_by=('values',))
+@mutant(killed_by=("values",))
 def empty_input_default_dtype() -> Target:
     """zero-length input short-circuits to torch.empty(0) with the default dtype, ignoring dtype/out and the data's shape."""
 
@@ -31,9 +25,9 @@ def empty_input_default_dtype() -> Target:
     return reference_target("empty_input_default_dtype", fn)
 
 
-@mutant(killed_by=('values',))
+@mutant(killed_by=("values",))
 def tuple_leaves_untyped() -> Target:
-    """held-out r1 b02: the typed-leaf scan walks lists only, so numpy scalars inside a tuple lose their dtype
+    """the typed-leaf scan walks lists only (tuples are sequences too), so numpy scalars inside a tuple lose their dtype
     (``(np.float64(0.1),)`` comes back float32, ``(np.int16(7),)`` int64)."""
 
     def fn(data, device=None, dtype=None, out=None):
@@ -44,9 +38,9 @@ def tuple_leaves_untyped() -> Target:
     return reference_target("tuple_leaves_untyped", fn)
 
 
-@mutant(killed_by=('values',))
+@mutant(killed_by=("values",))
 def numpy_scalar_as_item() -> Target:
-    """held-out r1 b03: a bare numpy scalar goes through ``.item()``, a Python number: ``np.float16(1.5)`` comes back
+    """a bare numpy scalar is unwrapped with ``.item()`` into a Python number: ``np.float16(1.5)`` comes back
     float32 and ``np.int32(5)`` int64 instead of keeping the scalar's own dtype."""
 
     def fn(data, device=None, dtype=None, out=None):
@@ -55,9 +49,9 @@ def numpy_scalar_as_item() -> Target:
     return reference_target("numpy_scalar_as_item", fn)
 
 
-@mutant(killed_by=('values',))
+@mutant(killed_by=("values",))
 def cpu_variant_keeps_strides() -> Target:
-    """held-out r2 b11: the CPU-platform variant ends with ``source.to(dtype=dtype, copy=True)``, which keeps a transposed
+    """the CPU-platform variant ends with the obvious ``source.to(dtype=dtype, copy=True)``, which keeps a transposed
     input's strides: the result is not contiguous (``.view()`` on it fails)."""
 
     def cpu(data, device=None, dtype=None, out=None):
@@ -69,23 +63,28 @@ def cpu_variant_keeps_strides() -> Target:
     return reference_target("cpu_variant_keeps_strides", cpu_variant=cpu)
 
 
-@mutant(killed_by=('values',))
+@mutant(killed_by=("values",))
 def cpu_variant_float32_hardcoded() -> Target:
-    """held-out r2 b13: the CPU-platform variant infers Python floats as ``torch.float32`` instead of torch's default dtype:
+    """the CPU-platform variant infers Python floats as ``torch.float32`` (the usual default) instead of torch's default dtype:
     under ``torch.set_default_dtype(torch.float64)``, ``[0.1]`` comes back float32."""
 
     def cpu(data, device=None, dtype=None, out=None):
         result = R.async_tensor_h2d_cpu(data, device, dtype, out)
-        if dtype is None and out is None and isinstance(data, (list, tuple)) and result.dtype == torch.get_default_dtype() != torch.float32:
+        if (
+            dtype is None
+            and out is None
+            and isinstance(data, (list, tuple))
+            and result.dtype == torch.get_default_dtype() != torch.float32
+        ):
             return result.to(torch.float32)
         return result
 
     return reference_target("cpu_variant_float32_hardcoded", cpu_variant=cpu)
 
 
-@mutant(killed_by=('values',))
+@mutant(killed_by=("values",))
 def cpu_variant_not_detached() -> Target:
-    """held-out r2 b14: the CPU-platform variant takes a tensor without ``.detach()``: a result made from a tensor that
+    """the CPU-platform variant takes a tensor without ``.detach()``: a result made from a tensor that
     requires grad stays in the caller's autograd graph."""
 
     def cpu(data, device=None, dtype=None, out=None):
@@ -97,9 +96,9 @@ def cpu_variant_not_detached() -> Target:
     return reference_target("cpu_variant_not_detached", cpu_variant=cpu)
 
 
-@mutant(killed_by=('values',))
+@mutant(killed_by=("values",))
 def cpu_index_zero_rejected() -> Target:
-    """held-out r3 b10: the device check refuses any explicit index on the host, so ``device="cpu:0"`` (and
+    """the device check refuses any explicit index on the host (the host has one device), so ``device="cpu:0"`` (and
     ``torch.device("cpu", 0)``), which torch accepts as the host, raises ValueError."""
 
     def fn(data, device=None, dtype=None, out=None):
@@ -111,7 +110,7 @@ def cpu_index_zero_rejected() -> Target:
     return reference_target("cpu_index_zero_rejected", fn)
 
 
-@mutant(killed_by=('values',), needs="cuda")
+@mutant(killed_by=("values",), needs="cuda")
 def numpy_device_index_dropped() -> Target:
     """a numpy integer device index (``np.int64(0)``) is taken as no device (mutmut ``_resolve_device`` 6:
     ``device = int(device)`` became ``device = None``): without out the call raises TypeError."""
@@ -122,12 +121,12 @@ def numpy_device_index_dropped() -> Target:
     return reference_target("numpy_device_index_dropped", fn)
 
 
-@mutant(killed_by=('values',))
+@mutant(killed_by=("values",))
 def warning_filter_without_category() -> Target:
     """a warning filter written ``simplefilter("ignore", None)`` around ``torch.from_numpy``: the first read-only
     ndarray of a process (torch warns once per process) makes the filter machinery raise TypeError, taken for an
-    unsupported dtype; every later call is right (mutmut ``_numpy_to_tensor`` 38: killed at 0264e68, survived at
-    2bda062, as the order of earlier tests decided)."""
+    unsupported dtype; every later call is right (mutmut ``_numpy_to_tensor`` 38: whether a suite kills it
+    depends on the order of earlier tests)."""
 
     def fn(data, device=None, dtype=None, out=None):
         if isinstance(data, np.ndarray) and not data.flags.writeable and _FIRST_READ_ONLY[0]:

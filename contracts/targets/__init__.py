@@ -27,8 +27,9 @@ import inspect
 import os
 import threading
 import traceback
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import torch
 
@@ -44,10 +45,16 @@ __all__ = [
     "last_call",
     "load_target",
     "run_fresh",
+    "forget_last_call",
     "torch_pin_memory_available",
 ]
 
 _LAST = threading.local()
+
+
+def forget_last_call() -> None:
+    """Drop this thread's record of the last call (it holds the call's data alive: a retention check must not count it)."""
+    _LAST.call = None
 
 
 def last_call() -> str:
@@ -74,7 +81,7 @@ CAPABILITIES = frozenset({"out", "buffer", "cpu-variant", "cuda"})
 #: Kinds of ``data`` a target's function may accept (its input domain, :attr:`Target.inputs`).
 #: - "list": (nested) lists of Python numbers; "tuple": the same as tuples (or mixed)
 #: - "ndarray": numpy arrays; "tensor": CPU tensors; "list-of-arrays": lists of ndarrays
-#: - "scalar": 0-d data (a Python or numpy scalar, a 0-d array or tensor)
+#: - "scalar": a bare Python or numpy scalar (a 0-d array or tensor is an "ndarray" or "tensor")
 INPUT_KINDS = frozenset({"list", "tuple", "ndarray", "tensor", "list-of-arrays", "scalar"})
 
 
@@ -118,6 +125,11 @@ class Target:
             with ``data`` of another kind is outside what the function declares: contracts
             draw only inside the domain and report the rest as "not applicable" (SGLang's
             ``async_h2d`` takes lists only).
+        requires: the protocol's keyword arguments the function cannot do without (SGLang's
+            ``async_h2d`` takes ``dtype`` and ``device`` as required keywords; vLLM <= 0.23
+            has no default for either): valid calls are drawn with them, a table's row
+            without them is outside the domain ("not applicable"). The refusal of a call
+            without ``device`` (contract ``target``) is still judged.
         arg_names: the function's own names for the protocol's arguments where they differ
             (``{"device": "target_device"}`` for vLLM <= 0.20): a refusal naming either
             names the argument.
@@ -141,30 +153,50 @@ class Target:
     inputs: frozenset[str] = INPUT_KINDS
     arg_names: Mapping[str, str] = field(default_factory=dict)
     host_copy: bool = True
+    requires: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         unknown = set(self.capabilities) - CAPABILITIES
         if unknown:
-            raise ValueError(f"Target {self.name!r}: capabilities has unknown {sorted(unknown)}; known: {sorted(CAPABILITIES)}")
+            raise ValueError(
+                f"Target {self.name!r}: capabilities has unknown {sorted(unknown)}; known: {sorted(CAPABILITIES)}"
+            )
         if "buffer" in self.capabilities and self.buffer_cls is None:
             raise ValueError(f"Target {self.name!r} declares 'buffer' but buffer_cls is None")
         if "cpu-variant" in self.capabilities and self.cpu_variant is None:
             raise ValueError(f"Target {self.name!r} declares 'cpu-variant' but cpu_variant is None")
         unknown = set(self.inputs) - INPUT_KINDS
         if unknown or not self.inputs:
-            raise ValueError(f"Target {self.name!r}: inputs must be a non-empty subset of {sorted(INPUT_KINDS)}, got {sorted(self.inputs)}")
+            raise ValueError(
+                f"Target {self.name!r}: inputs must be a non-empty subset of {sorted(INPUT_KINDS)}, got {sorted(self.inputs)}"
+            )
+        unknown = set(self.requires) - {"device", "dtype", "out"}
+        if unknown:
+            raise ValueError(
+                f"Target {self.name!r}: requires names {sorted(unknown)}; only the protocol's device, dtype and out can be required"
+            )
         if not callable(self.async_tensor_h2d):
-            raise TypeError(f"Target {self.name!r}: async_tensor_h2d must be callable, got {type(self.async_tensor_h2d).__name__}")
+            raise TypeError(
+                f"Target {self.name!r}: async_tensor_h2d must be callable, got {type(self.async_tensor_h2d).__name__}"
+            )
 
     def require(self, capability: str, contract: str) -> None:
         """Raise NotApplicable unless the target declares ``capability``."""
         if capability not in self.capabilities:
-            raise NotApplicable(f"contract '{contract}' needs capability '{capability}', which target '{self.name}' does not declare")
+            raise NotApplicable(
+                f"contract '{contract}' needs capability '{capability}', which target '{self.name}' does not declare"
+            )
 
     def require_input(self, kind: str, contract: str) -> None:
         """Raise NotApplicable unless ``kind`` (one of :data:`INPUT_KINDS`) is in the target's input domain."""
         if kind not in self.inputs:
-            raise NotApplicable(f"contract '{contract}': data of kind '{kind}' is outside target '{self.name}''s declared inputs {sorted(self.inputs)}")
+            raise NotApplicable(
+                f"contract '{contract}': data of kind '{kind}' is outside target '{self.name}''s declared inputs {sorted(self.inputs)}"
+            )
+
+    def accepts_call(self, kwargs: Mapping[str, Any]) -> bool:
+        """Whether a call's keywords hold every argument in :attr:`requires`."""
+        return all(kwargs.get(k) is not None for k in self.requires)
 
     def accepts(self, kind: str) -> bool:
         """Whether ``kind`` (one of :data:`INPUT_KINDS`) is in the input domain."""
@@ -207,6 +239,7 @@ class Target:
             spec=f"{self.spec}[cpu-variant]" if self.spec else "",
             inputs=self.inputs,
             arg_names=self.arg_names,
+            requires=self.requires,
             host_copy=True,  # a CPU-platform function's host results are its real results
         )
 
@@ -299,7 +332,9 @@ BUILTIN_TARGETS: dict[str, Callable[[], Target]] = {
 CALL_MARK_ENV = "H2D_CALL_MARK"
 
 
-def run_fresh(what: str, script: str, args: list[str], marker: str, *, timeout_s: float, exit_zero: bool = False) -> Any:
+def run_fresh(
+    what: str, script: str, args: list[str], marker: str, *, timeout_s: float, exit_zero: bool = False
+) -> Any:
     """Run ``script`` (Python source) in a fresh interpreter and return the JSON it printed after ``marker``.
 
     For contracts whose readings are process-wide (device contexts, the caching
@@ -322,13 +357,17 @@ def run_fresh(what: str, script: str, args: list[str], marker: str, *, timeout_s
     with tempfile.TemporaryDirectory() as tmp:
         mark = os.path.join(tmp, "called")
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), CALL_MARK_ENV: mark}
-        proc = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout_s, env=env)
+        proc = subprocess.run(
+            [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout_s, env=env
+        )
         if os.path.exists(mark):
             accounting.called()
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(marker)), None)
     if line is None or (exit_zero and proc.returncode != 0):
-        raise RuntimeError(f"{what}: the fresh process ({' '.join(args)}) failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
-    return json.loads(line[len(marker):])
+        raise RuntimeError(
+            f"{what}: the fresh process ({' '.join(args)}) failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}"
+        )
+    return json.loads(line[len(marker) :])
 
 
 class TargetLoadError(ValueError):
@@ -373,7 +412,7 @@ def _touch(path: str) -> None:
 #: Where a ``package.module:factory`` spec's module is looked for, for ImportError hints.
 IMPORT_HINT = (
     "the module must be importable where pytest runs: install its package (pip install -e .), or put its folder on "
-    "PYTHONPATH (PYTHONPATH=. pytest ...), or set pythonpath = [\".\"] under [tool.pytest.ini_options]; "
+    'PYTHONPATH (PYTHONPATH=. pytest ...), or set pythonpath = ["."] under [tool.pytest.ini_options]; '
     "`python -m pytest` also puts the current folder on sys.path, plain `pytest` does not"
 )
 
@@ -391,13 +430,17 @@ def _load(spec: str) -> Target:
     if spec in BUILTIN_TARGETS:
         return _call_factory(BUILTIN_TARGETS[spec], spec)
     if ":" not in spec:
-        raise TargetLoadError(f"{spec!r} is not a known target; use one of {sorted(BUILTIN_TARGETS)} or 'package.module:factory'")
+        raise TargetLoadError(
+            f"{spec!r} is not a known target; use one of {sorted(BUILTIN_TARGETS)} or 'package.module:factory'"
+        )
     module_name, _, attr = spec.partition(":")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
-            raise ModuleNotFoundError(f"No module named {exc.name!r} (for --h2d-impl {spec!r}): {IMPORT_HINT}", name=exc.name) from exc
+            raise ModuleNotFoundError(
+                f"No module named {exc.name!r} (for --h2d-impl {spec!r}): {IMPORT_HINT}", name=exc.name
+            ) from exc
         raise
     try:
         factory = getattr(module, attr)
@@ -406,9 +449,15 @@ def _load(spec: str) -> Target:
     if isinstance(factory, Target):
         return factory
     if not callable(factory):
-        raise TargetLoadError(f"{module_name}.{attr} is a {type(factory).__name__}, not a factory returning h2d_contracts.contracts.Target")
+        raise TargetLoadError(
+            f"{module_name}.{attr} is a {type(factory).__name__}, not a factory returning h2d_contracts.contracts.Target"
+        )
     try:
-        required = [p for p in inspect.signature(factory).parameters.values() if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+        required = [
+            p
+            for p in inspect.signature(factory).parameters.values()
+            if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+        ]
     except (TypeError, ValueError):
         required = []
     if required:
@@ -430,6 +479,12 @@ def _call_factory(factory: Callable[[], Any], spec: str) -> Target:
         raise TargetLoadError(f"the factory of --h2d-impl {spec!r} raised {type(exc).__name__}: {exc}\n{tb}") from exc
     if not isinstance(target, Target):
         kind = f"{type(target).__module__}.{type(target).__qualname__}"
-        hint = " (a Target class of another import path: import it as `from h2d_contracts.contracts import Target`)" if type(target).__name__ == "Target" else ""
-        raise TargetLoadError(f"the factory of --h2d-impl {spec!r} returned {kind}, not h2d_contracts.contracts.Target{hint}")
+        hint = (
+            " (a Target class of another import path: import it as `from h2d_contracts.contracts import Target`)"
+            if type(target).__name__ == "Target"
+            else ""
+        )
+        raise TargetLoadError(
+            f"the factory of --h2d-impl {spec!r} returned {kind}, not h2d_contracts.contracts.Target{hint}"
+        )
     return target

@@ -18,6 +18,7 @@ that the caller did not supply is an error naming it, never a silent stub.
 """
 
 from __future__ import annotations
+import __future__
 
 import ast
 import builtins
@@ -87,5 +88,11 @@ def load_definitions(path: str | Path, names: list[str], namespace: dict[str, An
         raise NameError(f"{path}: {', '.join(names)} use globals {missing} that the adapter does not supply")
     module = ast.Module(body=nodes, type_ignores=[])
     env: dict[str, Any] = {"__name__": module_name, "__file__": str(path), "__builtins__": builtins, **namespace}
-    exec(compile(module, str(path), "exec"), env)  # noqa: S102 - our parse of an installed file, names listed by the adapter
+    # the file's `from __future__ import annotations` applies to its definitions (annotations stay strings)
+    future = any(
+        isinstance(n, ast.ImportFrom) and n.module == "__future__" and any(a.name == "annotations" for a in n.names)
+        for n in tree.body
+    )
+    flags = __future__.annotations.compiler_flag if future else 0
+    exec(compile(module, str(path), "exec", flags=flags, dont_inherit=True), env)  # noqa: S102 - our parse of an installed file, names listed by the adapter
     return {name: env[name] for name in names}

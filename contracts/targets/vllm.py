@@ -1,257 +1,338 @@
-"""Targets for the installed ``vllm`` package: the current signature and the two older ones.
+"""Targets for the installed ``vllm`` package, every release from 0.10 on: the helper found by inspection.
 
-vLLM's ``async_tensor_h2d`` has had three signatures (read from the published wheels):
+``--h2d-impl vllm`` reads the installed package's files (never by its version number):
 
-============================================  ==========================  ====================
-signature                                     releases seen               built-in target
-============================================  ==========================  ====================
-``(data, device=None, dtype=None, out=None)``  0.30.0 - 0.33.0             ``vllm``
-``(data, device, dtype=None)``                 0.24.0, 0.27.0 - 0.29.0     ``vllm-device-dtype``
-``(data, dtype, target_device, pin_memory)``   0.10.0 - 0.20.0 (0.21.0:    ``vllm-pin-memory``
-                                               ``(data, dtype, device,
-                                               pin_memory=PIN_MEMORY)``,
-                                               same positions)
-============================================  ==========================  ====================
+1. the module that defines ``async_tensor_h2d``: ``vllm/utils/torch_utils.py`` (0.11.1 on)
+   or ``vllm/utils/__init__.py`` (0.10.0-0.11.0);
+2. its signature, which picks the built-in target (its *family*):
 
-How the code under test is loaded (only what the contracts call is loaded, and only
-vLLM's own code runs):
+   ===================================================  ======================  ===============================
+   signature (parameters)                               releases (PyPI)         built-in target
+   ===================================================  ======================  ===============================
+   ``(data, device=None, dtype=None, out=None)``        0.30.0 - 0.33.0         ``vllm``
+   ``(data, device, dtype=None)``                       0.24.0 - 0.29.0         ``vllm-device-dtype``
+   ``(data, dtype, device, pin_memory=PIN_MEMORY)``     0.21.0 - 0.23.0         ``vllm-pin-memory``
+   ``(data, dtype, target_device, pin_memory)``         0.10.0 - 0.20.2         ``vllm-pin-memory``
+   ===================================================  ======================  ===============================
 
-- ``async_tensor_h2d`` and ``PIN_MEMORY``: a normal ``import vllm.utils.torch_utils``
-  (needs ``regex`` and, on the CPU platform, ``psutil`` besides torch and numpy).
-- ``CpuGpuBuffer``: the class is loaded from the source of ``vllm/v1/utils.py`` with
-  :func:`contracts.targets.source.load_definitions`, globals ``torch``, ``np`` and
-  ``PIN_MEMORY`` (the real one, from ``vllm.utils.torch_utils``). Importing that
-  module would need about 15 more distributions (uvloop, zmq, pydantic, transformers,
-  openai...) for code the buffer does not use.
-- The CPU-worker variant: ``async_tensor_h2d`` from the source of
-  ``vllm/v1/worker/cpu/shm.py`` (releases that have it), globals ``torch``, ``np``,
-  ``Any``. Importing that module would monkey-patch torch for the whole process
-  (``torch.Tensor.pin_memory`` becomes a no-op, ``torch.cuda.Stream`` a placeholder...)
-  and replace ``vllm.utils.torch_utils.async_tensor_h2d`` itself; vLLM does that in CPU
-  worker processes, where the variant *replaces* the main function.
+3. the input domain from the annotation of ``data`` (``data: list`` -> lists only;
+   ``list | np.ndarray | torch.Tensor`` -> lists, arrays and tensors; see
+   :func:`inputs_from_annotation`) and the protocol arguments the signature requires
+   (``dtype`` and ``device`` for ``(data, dtype, target_device, pin_memory)``);
+4. ``CpuGpuBuffer`` from ``vllm/v1/utils.py`` (0.10.2 on) and the CPU-worker variant from
+   ``vllm/v1/worker/cpu/shm.py`` (0.23.0 on), where the release has them.
 
-Pinned memory: vLLM decides once, at import, with ``current_platform.is_pin_memory_available()``
-(``PIN_MEMORY``). On a machine without CUDA, a generic (non-``+cpu``) wheel resolves to
-``UnspecifiedPlatform``, whose answer is True, and every call would then fail in
-``torch.tensor(..., pin_memory=True)``. vLLM's own setting for a CPU host is
-``VLLM_TARGET_DEVICE=cpu`` (the ``+cpu`` wheels imply it), which selects ``CpuPlatform``
-whose answer is False. So when CUDA is unavailable and ``VLLM_TARGET_DEVICE`` is unset,
-these factories set it to ``cpu`` before importing vLLM: the target behaves as vLLM on a
-machine without pinned memory (``PIN_MEMORY=False``). Releases whose detection ignores
-``VLLM_TARGET_DEVICE`` (0.27.0) still answer True there; then, and only then, the
-adapter sets the module constant ``PIN_MEMORY`` to False (see :func:`_pin_memory_flag`)
-and says so in the target's notes.
+``--h2d-impl vllm-device-dtype`` and ``vllm-pin-memory`` name a family explicitly and
+refuse an installed release of another signature, saying which name fits.
+
+How the code under test runs: each function or class is executed from the installed
+file's source (:func:`contracts.targets.source.load_definitions`), vLLM's own statements
+unchanged, with exactly the globals it reads. The modules themselves are not imported:
+``vllm/utils/__init__.py`` (0.10-0.11) pulls in transformers and about 17 more
+distributions; ``vllm/v1/utils.py`` uvloop, zmq, pydantic...; importing
+``vllm/v1/worker/cpu/shm.py`` monkey-patches torch for the whole process (it does so in
+vLLM's CPU worker processes, where that variant *replaces* the main function). The one
+global that is vLLM's decision about the machine is pinning (``PIN_MEMORY``, the
+``pin_memory`` argument vLLM's call sites pass, ``is_pin_memory_available()``): it is
+supplied as :func:`~contracts.targets.torch_pin_memory_available`, what vLLM's CUDA
+platform answers on a CUDA host and its ``CpuPlatform`` answers on a host without
+(releases before 0.28 resolve ``UnspecifiedPlatform`` on such a host and would try to
+pin, failing every call: vLLM's packaging, not its helper; the target's notes say so).
 """
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import importlib.util
 import inspect
-import os
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
 
-from . import Target, torch_pin_memory_available
-from .adapters import adapt_device_dtype, adapt_pin_memory
+from . import INPUT_KINDS, Target, TargetLoadError, torch_pin_memory_available
+from .adapters import keyword_call
 from .source import load_definitions
 
 __all__ = [
-    "SIGNATURES",
-    "repro_preamble",
+    "FAMILIES",
+    "inputs_from_annotation",
+    "locate",
     "vllm_device_dtype_target",
     "vllm_pin_memory_target",
     "vllm_target",
 ]
 
-#: signature name -> positional parameter names of ``async_tensor_h2d``.
-SIGNATURES: dict[str, tuple[str, ...]] = {
-    "current": ("data", "device", "dtype", "out"),
-    "device-dtype": ("data", "device", "dtype"),
-    "pin-memory": ("data", "dtype", "target_device", "pin_memory"),
-    "pin-memory-0.21": ("data", "dtype", "device", "pin_memory"),
+#: family (built-in target name) -> the parameter tuples of ``async_tensor_h2d`` it covers.
+FAMILIES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "vllm": (("data", "device", "dtype", "out"),),
+    "vllm-device-dtype": (("data", "device", "dtype"),),
+    "vllm-pin-memory": (("data", "dtype", "target_device", "pin_memory"), ("data", "dtype", "device", "pin_memory")),
 }
 
-_BUILTIN_FOR = {"current": "vllm", "device-dtype": "vllm-device-dtype", "pin-memory": "vllm-pin-memory", "pin-memory-0.21": "vllm-pin-memory"}
+#: The function's own parameter names -> the protocol's (``target_device`` is vLLM <= 0.20's ``device``).
+_PROTOCOL_NAME = {"target_device": "device"}
+
+#: Annotation names -> the input kinds they declare (:data:`~contracts.targets.INPUT_KINDS`).
+_KIND_OF_ANNOTATION = {
+    "list": {"list"},
+    "List": {"list"},
+    "tuple": {"tuple"},
+    "Tuple": {"tuple"},
+    "Sequence": {"list", "tuple"},
+    "np.ndarray": {"ndarray"},
+    "numpy.ndarray": {"ndarray"},
+    "ndarray": {"ndarray"},
+    "NDArray": {"ndarray"},
+    "torch.Tensor": {"tensor"},
+    "Tensor": {"tensor"},
+}
 
 
+def inputs_from_annotation(annotation: str | None) -> frozenset[str]:
+    """The input kinds a ``data`` annotation declares (source text, e.g. ``"list | np.ndarray | torch.Tensor"``).
+
+    A union is split on ``|`` and ``Union[...]``; each member maps by
+    :data:`_KIND_OF_ANNOTATION` (a subscript such as ``list[int]`` by its base). ``list``
+    means a (nested) list of numbers, as vLLM's call sites pass: a list of ndarrays, a
+    tuple or a bare scalar is outside it. No annotation, ``Any`` or a member the table
+    does not know: every kind (nothing is excluded on a guess).
+    """
+    if not annotation:
+        return INPUT_KINDS
+    text = annotation.strip().strip("'\"")
+    if text.startswith(("Union[", "typing.Union[")) and text.endswith("]"):
+        text = text[text.index("[") + 1 : -1].replace(",", "|")
+    if text.startswith(("Optional[", "typing.Optional[")) and text.endswith("]"):
+        text = text[text.index("[") + 1 : -1]
+    kinds: set[str] = set()
+    for member in (m.strip() for m in text.split("|")):
+        base = member.split("[", 1)[0].strip()
+        if base == "None":
+            continue
+        known = _KIND_OF_ANNOTATION.get(base)
+        if known is None:
+            return INPUT_KINDS
+        kinds |= known
+    return frozenset(kinds) or INPUT_KINDS
 
 
-def _import_torch_utils() -> tuple[Any, str]:
-    """Import ``vllm.utils.torch_utils`` as vLLM would on this machine; return it and vLLM's version."""
-    if not torch.cuda.is_available():
-        os.environ.setdefault("VLLM_TARGET_DEVICE", "cpu")
+@dataclass(frozen=True)
+class Located:
+    """Where the installed release keeps its H2D helpers (found by reading its files, nothing imported).
+
+    Attributes:
+        version: the distribution's version (its ``.dist-info`` beside the package).
+        root: the ``vllm`` package folder.
+        helper: the file defining ``async_tensor_h2d``.
+        params: its parameter names, in order.
+        data_annotation: the source text of the annotation of its first parameter, or None.
+        required: protocol arguments (``device``, ``dtype``, ``out``) it has no default for.
+        buffer: the file defining ``CpuGpuBuffer``, or None.
+        cpu_variant: the file defining the CPU-worker ``async_tensor_h2d``, or None.
+    """
+
+    version: str
+    root: Path
+    helper: Path
+    params: tuple[str, ...]
+    data_annotation: str | None
+    required: frozenset[str]
+    buffer: Path | None
+    cpu_variant: Path | None
+
+    @property
+    def family(self) -> str | None:
+        """The built-in target whose signature this is, or None."""
+        return next((name for name, sigs in FAMILIES.items() if self.params in sigs), None)
+
+
+def _def_of(path: Path, name: str, kind: type = ast.FunctionDef) -> ast.AST | None:
     try:
-        import vllm.utils.torch_utils as tu
-        from vllm.version import __version__
-    except ImportError as exc:
-        raise ImportError(
-            f"the vllm targets need the vllm package: {exc}. Install it without its dependency tree: "
-            "pip install --no-deps vllm==0.33.0 regex psutil"
-        ) from exc
-    return tu, __version__
+        tree = ast.parse(path.read_text(), filename=str(path))
+    except (OSError, SyntaxError):
+        return None
+    return next((n for n in tree.body if isinstance(n, kind) and n.name == name), None)  # type: ignore[attr-defined]
 
 
-#: How the last factory call settled PIN_MEMORY (for the target's notes and the report).
-_PIN_HOW = {"how": ""}
+def _version(root: Path) -> str:
+    dists = [
+        d
+        for d in importlib.metadata.distributions(path=[str(root.parent)])
+        if (d.metadata["Name"] or "").lower() == "vllm"
+    ]
+    if dists:
+        return dists[0].version
+    try:
+        return importlib.metadata.version("vllm")
+    except importlib.metadata.PackageNotFoundError:
+        return "unknown"
 
 
-def _pin_memory_flag(tu: Any) -> bool:
-    """vLLM's answer (``PIN_MEMORY``, or ``is_pin_memory_available()`` in releases without the constant), made honest.
+def locate() -> Located:
+    """Read the installed ``vllm`` package's files: its version and where its helpers are.
 
-    Where vLLM believes it can pin but torch cannot (a release whose platform detection
-    ignores ``VLLM_TARGET_DEVICE``, e.g. 0.27.0 with a generic wheel on a CPU-only
-    host), the module constant ``vllm.utils.torch_utils.PIN_MEMORY`` is set to False:
-    the value vLLM's ``CpuPlatform.is_pin_memory_available()`` returns, i.e. vLLM as it
-    runs on a machine without pinned memory. This is the only change made to vLLM, and
-    the target's notes record it.
+    Raises:
+        TargetLoadError: vllm is not installed, or no ``async_tensor_h2d`` is found where a
+            release keeps it (naming the files read).
     """
-    if hasattr(tu, "PIN_MEMORY"):
-        flag = bool(tu.PIN_MEMORY)
-    else:
-        from vllm.utils.platform_utils import is_pin_memory_available
-
-        flag = bool(is_pin_memory_available())
-    _PIN_HOW["how"] = "vLLM's own platform detection"
-    if flag and not torch_pin_memory_available():
-        if hasattr(tu, "PIN_MEMORY"):
-            tu.PIN_MEMORY = False
-        flag = False
-        _PIN_HOW["how"] = "set to False by the adapter: vLLM's platform detection said True but torch cannot pin here"
-    return flag
-
-
-def _signature_of(fn: Callable[..., Any]) -> str:
-    params = tuple(inspect.signature(fn).parameters)
-    for name, want in SIGNATURES.items():
-        if params == want:
-            return name
-    return "unknown " + str(params)
-
-
-def _check_signature(fn: Callable[..., Any], expected: tuple[str, ...], version: str, builtin: str) -> None:
-    sig = _signature_of(fn)
-    if sig not in expected:
-        hint = _BUILTIN_FOR.get(sig)
-        raise ValueError(
-            f"--h2d-impl {builtin}: the installed vllm {version} has async_tensor_h2d{inspect.signature(fn)}"
-            + (f"; use --h2d-impl {hint}" if hint else "; no built-in adapter for it, write one (README: Downstream targets)")
+    spec = importlib.util.find_spec("vllm")  # finds the package without importing it
+    if spec is None or not spec.submodule_search_locations:
+        raise TargetLoadError(
+            "the vllm targets need the vllm package installed (without its dependency tree: pip install --no-deps vllm==X)"
         )
+    root = Path(list(spec.submodule_search_locations)[0])
+    candidates = [root / "utils" / "torch_utils.py", root / "utils" / "__init__.py"]
+    helper = next((p for p in candidates if p.exists() and _def_of(p, "async_tensor_h2d") is not None), None)
+    if helper is None:
+        raise TargetLoadError(
+            f"vllm {_version(root)} at {root}: no top-level async_tensor_h2d in {', '.join(str(p.relative_to(root)) for p in candidates)}"
+        )
+    node = _def_of(helper, "async_tensor_h2d")
+    if not isinstance(node, ast.FunctionDef):  # found just above; a file changed under us
+        raise TargetLoadError(f"{helper}: async_tensor_h2d is no longer a top-level def")
+    args = node.args
+    params = tuple(a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs])
+    positional = [*args.posonlyargs, *args.args]
+    n_no_default = len(positional) - len(args.defaults)
+    no_default = {a.arg for a in positional[:n_no_default]} | {
+        a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is None
+    }
+    required = frozenset(_PROTOCOL_NAME.get(p, p) for p in no_default) & {"device", "dtype", "out"}
+    annotation = ast.unparse(positional[0].annotation) if positional and positional[0].annotation is not None else None
+    buffer = root / "v1" / "utils.py"
+    variant = root / "v1" / "worker" / "cpu" / "shm.py"
+    return Located(
+        version=_version(root),
+        root=root,
+        helper=helper,
+        params=params,
+        data_annotation=annotation,
+        required=required,
+        buffer=buffer if _def_of(buffer, "CpuGpuBuffer", ast.ClassDef) is not None else None,
+        cpu_variant=variant if _def_of(variant, "async_tensor_h2d") is not None else None,
+    )
 
 
-def _vllm_root() -> Path:
-    spec = importlib.util.find_spec("vllm")
-    assert spec is not None and spec.submodule_search_locations  # vllm was imported just before
-    return Path(list(spec.submodule_search_locations)[0])
+def _namespace(pin: bool) -> dict[str, Any]:
+    """The globals vLLM's helpers read, as they are in vLLM on this machine (pinning: see the module docstring)."""
+
+    def is_pin_memory_available() -> bool:
+        """vLLM's platform answer on this machine: pinned host memory is usable (CUDA) or not."""
+        return pin
+
+    typing_names = {
+        n: getattr(typing, n) for n in ("Any", "List", "Optional", "Sequence", "Tuple", "Union", "TYPE_CHECKING")
+    }
+    return {
+        **typing_names,
+        "torch": torch,
+        "np": np,
+        "numpy": np,
+        "PIN_MEMORY": pin,
+        "is_pin_memory_available": is_pin_memory_available,
+    }
 
 
-def _load_buffer_cls(tu: Any) -> type | None:
-    """``CpuGpuBuffer`` from the source of ``vllm/v1/utils.py`` (see the module docstring), or None."""
-    path = _vllm_root() / "v1" / "utils.py"
-    if not path.exists() or "class CpuGpuBuffer" not in path.read_text():
-        return None
-    ns = {"torch": torch, "np": np}
-    if hasattr(tu, "PIN_MEMORY"):
-        ns["PIN_MEMORY"] = tu.PIN_MEMORY
-    return load_definitions(path, ["CpuGpuBuffer"], ns, "vllm.v1.utils")["CpuGpuBuffer"]
+def _load(path: Path, name: str, root: Path, pin: bool) -> Any:
+    module = "vllm." + ".".join(path.relative_to(root).with_suffix("").parts).removesuffix(".__init__")
+    try:
+        return load_definitions(path, [name], _namespace(pin), module)[name]
+    except NameError as exc:
+        raise TargetLoadError(
+            f"{exc}: a vLLM release this adapter does not know yet; write a target for it (docs/targets.md)"
+        ) from exc
 
 
-def _load_cpu_variant() -> Callable[..., torch.Tensor] | None:
-    """The CPU-worker ``async_tensor_h2d`` from the source of ``vllm/v1/worker/cpu/shm.py``, or None."""
-    path = _vllm_root() / "v1" / "worker" / "cpu" / "shm.py"
-    if not path.exists() or "def async_tensor_h2d" not in path.read_text():
-        return None
-    return load_definitions(path, ["async_tensor_h2d"], {"torch": torch, "np": np, "Any": Any}, "vllm.v1.worker.cpu.shm")["async_tensor_h2d"]
+def _signature_text(found: Located) -> str:
+    return "(" + ", ".join(found.params) + ")"
 
 
-# --------------------------------------------------------------------------- built-in vllm targets
-
-
-def _pin_note(flag: bool) -> str:
-    where = f"VLLM_TARGET_DEVICE={os.environ.get('VLLM_TARGET_DEVICE', '<unset>')}"
-    return f"vLLM PIN_MEMORY={flag} ({_PIN_HOW['how']}; {where}; CUDA {'available' if torch.cuda.is_available() else 'unavailable'})"
-
-
-def vllm_target() -> Target:
-    """``--h2d-impl vllm``: the installed vLLM with the current signature ``(data, device=None, dtype=None, out=None)``.
-
-    Main function ``vllm.utils.torch_utils.async_tensor_h2d``; ``CpuGpuBuffer`` from
-    ``vllm/v1/utils.py`` and the CPU-worker variant from ``vllm/v1/worker/cpu/shm.py``
-    where the installed release has them (loaded from source, see the module docstring).
-    """
-    tu, version = _import_torch_utils()
-    _check_signature(tu.async_tensor_h2d, ("current",), version, "vllm")
-    flag = _pin_memory_flag(tu)
-    buffer_cls = _load_buffer_cls(tu)
-    cpu_variant = _load_cpu_variant()
-    if cpu_variant is not None and _signature_of(cpu_variant) != "current":
-        cpu_variant = None  # a variant of another signature cannot be compared call for call
-    caps = {"out", "cuda"} | ({"buffer"} if buffer_cls is not None else set()) | ({"cpu-variant"} if cpu_variant is not None else set())
+def _build(found: Located) -> Target:
+    family = found.family
+    if family is None:
+        raise TargetLoadError(
+            f"vllm {found.version}: async_tensor_h2d{_signature_text(found)} in {found.helper.relative_to(found.root.parent)} "
+            "fits no built-in vllm target; write a target for it (docs/targets.md)"
+        )
+    pin = torch_pin_memory_available()
+    fn = _load(found.helper, "async_tensor_h2d", found.root, pin)
+    buffer_cls = _load(found.buffer, "CpuGpuBuffer", found.root, pin) if found.buffer else None
+    variant = _load(found.cpu_variant, "async_tensor_h2d", found.root, pin) if found.cpu_variant else None
+    if variant is not None and tuple(inspect.signature(variant).parameters) != found.params:
+        variant = None  # a variant of another signature cannot be called as the main function is
+    own_names = {_PROTOCOL_NAME[p]: p for p in found.params if p in _PROTOCOL_NAME}
+    extra = {"pin_memory": pin} if "pin_memory" in found.params else {}
+    main: Callable[..., torch.Tensor] = fn if family == "vllm" else keyword_call(fn, own_names, extra)
+    cpu_variant = variant if variant is None or family == "vllm" else keyword_call(variant, own_names, {})
+    caps = (
+        {"cuda"}
+        | ({"out"} if "out" in found.params else set())
+        | ({"buffer"} if buffer_cls else set())
+        | ({"cpu-variant"} if cpu_variant else set())
+    )
+    where = found.helper.relative_to(found.root.parent).as_posix()
+    notes = [
+        f"async_tensor_h2d{_signature_text(found)} from {where} (source-loaded)",
+        f"inputs {sorted(inputs_from_annotation(found.data_annotation))} from data: {found.data_annotation or '<no annotation>'}",
+        f"requires {sorted(found.required)}" if found.required else "",
+        f"pin_memory={pin} passed as vLLM's call sites pass is_pin_memory_available()" if extra else "",
+        f"PIN_MEMORY / is_pin_memory_available() = {pin} (torch {'can' if pin else 'cannot'} pin here; vLLM's platform answer on this machine)",
+        f"CpuGpuBuffer {'from ' + found.buffer.relative_to(found.root.parent).as_posix() if buffer_cls else 'absent'}",
+        f"CPU-worker variant {'from ' + found.cpu_variant.relative_to(found.root.parent).as_posix() if cpu_variant else 'absent'}",
+    ]
     return Target(
-        name="vllm",
-        async_tensor_h2d=tu.async_tensor_h2d,
+        name=family,
+        async_tensor_h2d=main,
         buffer_cls=buffer_cls,
         cpu_variant=cpu_variant,
         capabilities=frozenset(caps),
-        pin_memory_available=lambda: flag,
-        version=version,
-        host_copy=False,  # t.to(device): a no-op for device="cpu", never for a GPU (aliasing on the host is not applicable)
-        notes=(
-            f"vllm.utils.torch_utils.async_tensor_h2d (imported); "
-            f"CpuGpuBuffer {'loaded from the source of vllm/v1/utils.py' if buffer_cls else 'absent'}; "
-            f"CPU-worker variant {'loaded from the source of vllm/v1/worker/cpu/shm.py' if cpu_variant else 'absent'}; "
-            + _pin_note(flag)
-        ),
+        pin_memory_available=lambda: pin,
+        version=found.version,
+        notes="; ".join(n for n in notes if n),
+        inputs=inputs_from_annotation(found.data_annotation),
+        requires=found.required,
+        arg_names={k: v for k, v in own_names.items()},
+        # t.to(device) is a no-op for device="cpu", never for a GPU: on the host, aliasing and
+        # a buffer's .gpu being its .cpu (0.10.2-0.11.0: self.gpu = self.cpu.to(device)) are
+        # stand-ins for a device copy, not judged
+        host_copy=False,
     )
+
+
+def vllm_target() -> Target:
+    """``--h2d-impl vllm``: the installed vLLM, any release from 0.10.0: its family found by inspection (module docstring).
+
+    Raises:
+        TargetLoadError: vllm is not installed, or its helper has a signature no family covers.
+    """
+    return _build(locate())
+
+
+def _family_target(family: str) -> Target:
+    found = locate()
+    if found.family != family:
+        fits = (
+            f"use --h2d-impl {found.family} (or vllm, which detects it)"
+            if found.family
+            else "no built-in target fits it"
+        )
+        raise TargetLoadError(
+            f"--h2d-impl {family}: the installed vllm {found.version} has async_tensor_h2d{_signature_text(found)}; {fits}"
+        )
+    return _build(found)
 
 
 def vllm_device_dtype_target() -> Target:
-    """``--h2d-impl vllm-device-dtype``: an installed vLLM with ``async_tensor_h2d(data, device, dtype=None)`` (0.24-0.29)."""
-    tu, version = _import_torch_utils()
-    _check_signature(tu.async_tensor_h2d, ("device-dtype",), version, "vllm-device-dtype")
-    flag = _pin_memory_flag(tu)
-    buffer_cls = _load_buffer_cls(tu)
-    cpu_variant = _load_cpu_variant()
-    if cpu_variant is not None and _signature_of(cpu_variant) != "device-dtype":
-        cpu_variant = None
-    return adapt_device_dtype(
-        tu.async_tensor_h2d,
-        name="vllm-device-dtype",
-        version=version,
-        buffer_cls=buffer_cls,
-        cpu_variant=cpu_variant,
-        pin_memory_available=lambda: flag,
-        notes="signature (data, device, dtype=None), no out; " + _pin_note(flag),
-    )
+    """``--h2d-impl vllm-device-dtype``: an installed vLLM whose helper is ``(data, device, dtype=None)`` (0.24-0.29); else TargetLoadError."""
+    return _family_target("vllm-device-dtype")
 
 
 def vllm_pin_memory_target() -> Target:
-    """``--h2d-impl vllm-pin-memory``: an installed vLLM with ``async_tensor_h2d(data, dtype, target_device, pin_memory)`` (<= 0.21).
-
-    ``pin_memory`` is passed as vLLM's call sites do: ``is_pin_memory_available()``.
-    """
-    tu, version = _import_torch_utils()
-    _check_signature(tu.async_tensor_h2d, ("pin-memory", "pin-memory-0.21"), version, "vllm-pin-memory")
-    flag = _pin_memory_flag(tu)
-    return adapt_pin_memory(
-        tu.async_tensor_h2d,
-        name="vllm-pin-memory",
-        pin_memory=flag,
-        version=version,
-        buffer_cls=_load_buffer_cls(tu),
-        notes=f"signature (data, dtype, target_device, pin_memory), called as fn(data, dtype, device, {flag}), no out; " + _pin_note(flag),
-    )
-
-
-def repro_preamble(target: Target) -> str:
-    """The lines to paste before a reproduction printed for a vllm target (used by the conformance report)."""
-    env = "import os; os.environ.setdefault('VLLM_TARGET_DEVICE', 'cpu')  # no CUDA: vLLM's CPU platform, PIN_MEMORY=False\n" if not torch.cuda.is_available() else ""
-    lines = env + "import torch, numpy as np\nfrom vllm.utils.torch_utils import async_tensor_h2d"
-    if target.buffer_cls is not None or target.cpu_variant is not None:
-        lines += (
-            "\n# CpuGpuBuffer / the CPU-worker variant, as the kit loads them (vllm.v1.utils needs vLLM's full dependencies):"
-            "\n# from h2d_contracts.contracts.targets.vllm import vllm_target; t = vllm_target(); CpuGpuBuffer, cpu_async_tensor_h2d = t.buffer_cls, t.cpu_variant"
-        )
-    return lines
+    """``--h2d-impl vllm-pin-memory``: an installed vLLM whose helper takes ``pin_memory`` (0.10-0.23); else TargetLoadError."""
+    return _family_target("vllm-pin-memory")

@@ -11,9 +11,18 @@ __all__ = ["PROFILES", "add", "markers", "profile_name", "profiles"]
 
 #: The kit's Hypothesis profiles: name -> (settings, what it is for).
 PROFILES = {
-    "default": (dict(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]), "CI and everyday runs: 40 examples a property, heavy ones capped"),
-    "dev": (dict(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow]), "quick local loops: a quarter of the default"),
-    "fuzz": (dict(max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck)), "long campaigns: 125 times the default"),
+    "default": (
+        dict(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]),
+        "CI and everyday runs: 40 examples a property, heavy ones capped",
+    ),
+    "dev": (
+        dict(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow]),
+        "quick local loops: a quarter of the default",
+    ),
+    "fuzz": (
+        dict(max_examples=5000, deadline=None, suppress_health_check=list(HealthCheck)),
+        "long campaigns: 125 times the default",
+    ),
 }
 
 
@@ -43,14 +52,24 @@ def add(parser: pytest.Parser) -> None:
         metavar="N",
         help="after N tests of one process ran past --timeout, its remaining tests fail at once as 'not run' (default 3; 0: never)",
     )
-    group.addoption("--h2d-report", default=None, metavar="PATH", help="write the conformance report to PATH.json and PATH.md, the reproductions to PATH.repro/ (PATH a directory: PATH/<target>.*)")
+    group.addoption(
+        "--h2d-report",
+        default=None,
+        metavar="PATH",
+        help="write the conformance report to PATH.json and PATH.md, the reproductions to PATH.repro/ (PATH a directory: PATH/<target>.*)",
+    )
     group.addoption(
         "--h2d-verify",
         default="on",
         choices=("on", "off"),
         help="run each distinct problem's reproduction in a fresh interpreter, against the target and the reference, and mark it verified (default on)",
     )
-    group.addoption("--h2d-full-trace", action="store_true", default=False, help="show the full traceback of contract violations (default: the violation, its draws and its reproduction)")
+    group.addoption(
+        "--h2d-full-trace",
+        action="store_true",
+        default=False,
+        help="show the full traceback of contract violations (default: the violation, its draws and its reproduction)",
+    )
 
 
 def markers(config: pytest.Config) -> None:
@@ -58,7 +77,10 @@ def markers(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "gpu: needs a CUDA device (skipped with a reason on CPU-only machines)")
     config.addinivalue_line("markers", "multi_gpu: needs two CUDA devices")
     config.addinivalue_line("markers", "meta: meta-tests of the kit itself (mutants, strategies, helpers)")
-    config.addinivalue_line("markers", "contract(*ids): catalogue ids a test exercises, when its body does not call a prop_*/check_* function")
+    config.addinivalue_line(
+        "markers",
+        "contract(*ids): catalogue ids a test exercises, when its body does not call a prop_*/check_* function",
+    )
 
 
 def profiles(config: pytest.Config) -> None:
@@ -76,7 +98,9 @@ def profiles(config: pytest.Config) -> None:
             settings.get_profile(asked)
         except Exception:  # noqa: BLE001 - hypothesis raises InvalidArgument
             known = ", ".join(f"{n} ({why})" for n, (_, why) in PROFILES.items())
-            raise pytest.UsageError(f"--hypothesis-profile={asked!r} is not a registered profile; the kit's profiles: {known}") from None
+            raise pytest.UsageError(
+                f"--hypothesis-profile={asked!r} is not a registered profile; the kit's profiles: {known}"
+            ) from None
 
 
 def profile_name() -> str:

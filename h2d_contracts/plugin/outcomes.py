@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import warnings
-from typing import Any, Generator
+from collections.abc import Generator
+from typing import Any
 
 import pytest
 
 from h2d_contracts import CHECKOUT
-from h2d_contracts.contracts import NotApplicable, TargetTimeout
-from h2d_contracts.contracts import domain
+from h2d_contracts.contracts import NotApplicable, TargetTimeout, domain
 from h2d_contracts.contracts import expectations as X
 from h2d_contracts.contracts import report as R
 from h2d_contracts.contracts.targets import accounting
@@ -83,7 +83,12 @@ class Outcomes:
         """
         state = run_state(config)
         keep_internal = CHECKOUT and state.target.name == "reference" and state.spec == "reference"
-        dropped = [i for i in items if (internal_item(i) and not keep_internal) or (not CHECKOUT and i.get_closest_marker("meta") and suite_item(i))]
+        dropped = [
+            i
+            for i in items
+            if (internal_item(i) and not keep_internal)
+            or (not CHECKOUT and i.get_closest_marker("meta") and suite_item(i))
+        ]
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             kept = set(map(id, dropped))
@@ -98,7 +103,12 @@ class Outcomes:
             used.update(info.xfail)
         for entry in state.xfails:
             if entry not in used:
-                warnings.warn(pytest.PytestWarning(f"{entry.source}: expected failure {entry.pattern!r} matched no collected test"), stacklevel=1)
+                warnings.warn(
+                    pytest.PytestWarning(
+                        f"{entry.source}: expected failure {entry.pattern!r} matched no collected test"
+                    ),
+                    stacklevel=1,
+                )
 
     @staticmethod
     def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -163,7 +173,12 @@ class Outcomes:
                 rep.wasxfail = "; ".join(f"{e.source}: {e.pattern}: {e.reason}" for e in covering)
             else:
                 violated = sorted({v["contract"] for v in found})
-                rep.sections.append(("h2d expectations", f"UNEXPECTED: no entry's match= covers this failure (entries for this test: {reason}); violated {violated or 'no contract (another error)'}"))
+                rep.sections.append(
+                    (
+                        "h2d expectations",
+                        f"UNEXPECTED: no entry's match= covers this failure (entries for this test: {reason}); violated {violated or 'no contract (another error)'}",
+                    )
+                )
         elif rep.passed and any(not e.is_contract for e in matched):
             rep.outcome = "failed"
             rep.longrepr = f"[XPASS(strict)] listed as an expected failure but passed: {reason}"

@@ -7,7 +7,6 @@ import os
 import pytest
 import torch
 
-
 __all__ = ["OneWorkerPerGPU", "bind_worker_to_gpu", "worker_index"]
 
 

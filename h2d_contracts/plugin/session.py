@@ -84,7 +84,13 @@ def configure(config: pytest.Config) -> None:
             config.option.timeout = DEFAULT_TIMEOUT_S
     bind_worker_to_gpu()
     spec = impl(config)
-    source = "--h2d-impl" if config.getoption("--h2d-impl") is not None else "H2D_IMPL (environment)" if os.environ.get("H2D_IMPL") else "the default target"
+    source = (
+        "--h2d-impl"
+        if config.getoption("--h2d-impl") is not None
+        else "H2D_IMPL (environment)"
+        if os.environ.get("H2D_IMPL")
+        else "the default target"
+    )
     try:
         loaded = load_target(spec)
     except Exception as exc:  # noqa: BLE001 - surface a clear usage error naming the option, with what the loader said
@@ -109,7 +115,8 @@ def _load_xfails(config: pytest.Config) -> None:
         candidates = [Path(config.rootpath, "xfails", f"{target.name}.txt"), XFAILS_DIR / f"{target.name}.txt"]
         path = next((c for c in candidates if c.is_file()), None)
     try:
-        entries, inactive = X.load_xfails(path, CATALOGUE) if path else ([], 0)
+        facts = {**X.machine_facts(), "version": target.version}
+        entries, inactive = X.load_xfails(path, CATALOGUE, facts) if path else ([], 0)
     except ValueError as exc:
         raise pytest.UsageError(str(exc)) from exc
     shown = None
@@ -133,7 +140,8 @@ def header(config: pytest.Config) -> list[str]:
     lines = [
         f"h2d-contracts target: {target.name} (version {target.version}; capabilities {sorted(target.capabilities)}; inputs {sorted(target.inputs)})",
         f"torch {torch.__version__}, {cuda}, pinned memory {'available' if target.pin_memory_available() else 'unavailable'}",
-        f"hypothesis profile: {profile_name()}, seed: {seed}" + (f" (chosen at random for this run: --hypothesis-seed {seed} replays it)" if state.seed_chosen else ""),
+        f"hypothesis profile: {profile_name()}, seed: {seed}"
+        + (f" (chosen at random for this run: --hypothesis-seed {seed} replays it)" if state.seed_chosen else ""),
         f"python {platform.python_version()} on {platform.machine()}, H2D_IMPL={os.environ.get('H2D_IMPL', '<unset>')}",
         f"expected failures: {state.xfails_file or 'none'} ({len(state.xfails)} entries active here, {state.xfails_inactive} inactive by their if= conditions)",
     ]

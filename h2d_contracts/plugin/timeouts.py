@@ -51,12 +51,18 @@ class TimeoutHooks:
     @staticmethod
     @pytest.hookimpl(tryfirst=True, optionalhook=True)
     def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> bool | None:
-        if not run_state(item.config).active or settings.method != "signal" or threading.current_thread() is not threading.main_thread():
+        if (
+            not run_state(item.config).active
+            or settings.method != "signal"
+            or threading.current_thread() is not threading.main_thread()
+        ):
             return None  # pytest-timeout's thread method: it dumps stacks and exits by itself
 
         def on_alarm(signum: int, frame: Any) -> None:
             call = call_in_flight()
-            where = f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}" if frame is not None else "?"
+            where = (
+                f"{frame.f_code.co_filename}:{frame.f_lineno} in {frame.f_code.co_name}" if frame is not None else "?"
+            )
             raise TargetTimeout(
                 f"timed out: {item.nodeid} ran past its {settings.timeout:g} s budget (--timeout) and was cut off"
                 f"\n  call in flight: {call or '(no check was running: see where)'}\n  where: {where}",
@@ -91,7 +97,14 @@ def _hard_exit(item: pytest.Item, timeout: float) -> None:
     faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
     state = run_state(item.config)
     if state.report is not None and item.config.getoption("--h2d-report"):
-        state.report.add(item_state(item).canonical or item.nodeid, "call", "failed", {"h2d_errors": [message], "h2d_timeout": message}, message, None)
+        state.report.add(
+            item_state(item).canonical or item.nodeid,
+            "call",
+            "failed",
+            {"h2d_errors": [message], "h2d_timeout": message},
+            message,
+            None,
+        )
         state.report.meta["cut_off"] = message
         state.report.write(item.config.getoption("--h2d-report"))
     sys.stderr.flush()

@@ -16,8 +16,9 @@ import platform
 import shlex
 import sys
 import tempfile
+from collections.abc import Generator
 from pathlib import Path
-from typing import Any, Generator
+from typing import Any
 
 import pytest
 import torch
@@ -42,7 +43,9 @@ def _meta(config: pytest.Config) -> dict[str, Any]:
     target = state.target
     cuda = "no CUDA"
     if torch.cuda.is_available():
-        cuda = f"CUDA {torch.version.cuda}: " + ", ".join(torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count()))
+        cuda = f"CUDA {torch.version.cuda}: " + ", ".join(
+            torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())
+        )
     return {
         "target": target.name,
         "target_version": target.version,
@@ -50,7 +53,9 @@ def _meta(config: pytest.Config) -> dict[str, Any]:
         "capabilities": sorted(target.capabilities),
         "inputs": sorted(target.inputs),
         "notes": target.notes,
-        "pinned": "available" if target.pin_memory_available() else "unavailable (the target behaves as on a machine without pinned memory)",
+        "pinned": "available"
+        if target.pin_memory_available()
+        else "unavailable (the target behaves as on a machine without pinned memory)",
         "torch": torch.__version__,
         "python": platform.python_version(),
         "hypothesis": hypothesis.__version__,
@@ -60,7 +65,7 @@ def _meta(config: pytest.Config) -> dict[str, Any]:
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, {cuda}",
         "command": shlex.join(["pytest", *config.invocation_params.args]),
         "xfails_file": state.xfails_file,
-        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
 
 
@@ -97,7 +102,11 @@ class Verdict:
         ran = set(collector.tests)
         tested = {c for t in collector.tests.values() for c in t["contracts"]}
         entries = state.xfails
-        collector.unmatched_xfails = [f"{e.source}: {e.pattern}" for e in entries if not (e.pattern in tested if e.is_contract else any(n.startswith(e.pattern) for n in ran))]
+        collector.unmatched_xfails = [
+            f"{e.source}: {e.pattern}"
+            for e in entries
+            if not (e.pattern in tested if e.is_contract else any(n.startswith(e.pattern) for n in ran))
+        ]
         # A contract-id entry is strict at the contract's level: some test of its contract must have
         # failed as expected (by any entry of that contract). Not per entry: a property's search is
         # random, so one entry's kind missing from one run is no evidence of a fix; those entries are
@@ -105,17 +114,31 @@ class Verdict:
         reasons = [t["reason"] or "" for t in collector.tests.values() if t["status"] == "xfailed"]
         witnessed = {e for e in entries if e.is_contract and any(f"{e.source}: {e.pattern}:" in r for r in reasons)}
         covered = {e.pattern for e in witnessed}
-        xpassed = [f"{e.source}: {e.pattern}" for e in entries if e.is_contract and e.pattern in tested and e.pattern not in covered]
+        xpassed = [
+            f"{e.source}: {e.pattern}"
+            for e in entries
+            if e.is_contract and e.pattern in tested and e.pattern not in covered
+        ]
         collector.xpassed_contracts = xpassed
-        collector.unwitnessed_xfails = [f"{e.source}: {e.pattern} match={e.match}" for e in entries if e.is_contract and e.pattern in covered and e not in witnessed]
+        collector.unwitnessed_xfails = [
+            f"{e.source}: {e.pattern} match={e.match}"
+            for e in entries
+            if e.is_contract and e.pattern in covered and e not in witnessed
+        ]
         tr = config.pluginmanager.get_plugin("terminalreporter")
         write = tr.write_line if tr is not None else (lambda line, **kw: print(line, file=sys.stderr))
         for line in collector.unmatched_xfails:
             write(f"h2d-contracts WARNING: expected failure matched no test that ran: {line}", yellow=True)
         for line in collector.unwitnessed_xfails:
-            write(f"h2d-contracts note: expected failure not witnessed this run (its contract failed as expected by another entry): {line}", yellow=True)
+            write(
+                f"h2d-contracts note: expected failure not witnessed this run (its contract failed as expected by another entry): {line}",
+                yellow=True,
+            )
         for line in xpassed:
-            write(f"h2d-contracts [XPASS(strict)] contract listed as an expected failure but none of its tests failed: {line}", red=True)
+            write(
+                f"h2d-contracts [XPASS(strict)] contract listed as an expected failure but none of its tests failed: {line}",
+                red=True,
+            )
         if xpassed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         problems = collector.find_problems()
@@ -134,11 +157,22 @@ class Verdict:
         where.mkdir(parents=True, exist_ok=True)
         jobs = []
         for p in problems:
-            if not p.repro or p.repro.startswith("# not reproducible") or p.repro.startswith("# the reproduction could not"):
+            if (
+                not p.repro
+                or p.repro.startswith("# not reproducible")
+                or p.repro.startswith("# the reproduction could not")
+            ):
                 p.verified = False
-                p.verify_reason = (p.repro or "no check raised it (a kit error, an error outside the contracts, or a timeout)").strip().lstrip("# ")[:300]
+                p.verify_reason = (
+                    (p.repro or "no check raised it (a kit error, an error outside the contracts, or a timeout)")
+                    .strip()
+                    .lstrip("# ")[:300]
+                )
                 continue
-            script = f"# {p.id} [{p.contract}] {p.kind}\n# shown by {len(p.tests)} test(s), first {p.tests[0]}; this reproduction: {p.repro_kind}\n" + p.repro
+            script = (
+                f"# {p.id} [{p.contract}] {p.kind}\n# shown by {len(p.tests)} test(s), first {p.tests[0]}; this reproduction: {p.repro_kind}\n"
+                + p.repro
+            )
             path = where / f"{p.id}.py"
             path.write_text(script)
             p.repro_path = _shown(path)
@@ -146,7 +180,11 @@ class Verdict:
         verify_on = self.config.getoption("--h2d-verify") == "on" and len(jobs) <= MAX_VERIFIED
         if not verify_on:
             for p, _ in jobs:
-                p.verify_reason = "--h2d-verify=off" if self.config.getoption("--h2d-verify") == "off" else f"more than {MAX_VERIFIED} problems: not verified one by one"
+                p.verify_reason = (
+                    "--h2d-verify=off"
+                    if self.config.getoption("--h2d-verify") == "off"
+                    else f"more than {MAX_VERIFIED} problems: not verified one by one"
+                )
             return
         spec = run_state(self.config).spec
         work = where / "verify"
@@ -168,11 +206,24 @@ class Verdict:
         for rep in tr.stats.get("failed", []):
             nodeid = dict(rep.user_properties).get("h2d_id", rep.nodeid)
             for p in by_test.get(nodeid, []):
-                verdict = "verified" if p.verified else f"not verified: {p.verify_reason}" if p.verified is False else "not run"
-                rep.sections.append(("h2d problem", f"{p.id} [{p.contract}] {p.kind}\nreproduction: {p.repro_path or 'none'} ({verdict})"))
+                verdict = (
+                    "verified"
+                    if p.verified
+                    else f"not verified: {p.verify_reason}"
+                    if p.verified is False
+                    else "not run"
+                )
+                rep.sections.append(
+                    (
+                        "h2d problem",
+                        f"{p.id} [{p.contract}] {p.kind}\nreproduction: {p.repro_path or 'none'} ({verdict})",
+                    )
+                )
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_terminal_summary(self, terminalreporter: Any, exitstatus: int, config: pytest.Config) -> Generator[None, None, None]:
+    def pytest_terminal_summary(
+        self, terminalreporter: Any, exitstatus: int, config: pytest.Config
+    ) -> Generator[None, None, None]:
         """The digest first, before pytest's failure sections; after them, how to replay."""
         state = run_state(config)
         if state.digest:
@@ -184,7 +235,9 @@ class Verdict:
         finally:
             if state.digest:
                 seed = config.getoption("hypothesis_seed", None)
-                terminalreporter.write_line(f"h2d-contracts: replay a failing test with its test id and --hypothesis-seed {seed}; each reproduction runs alone with python")
+                terminalreporter.write_line(
+                    f"h2d-contracts: replay a failing test with its test id and --hypothesis-seed {seed}; each reproduction runs alone with python"
+                )
 
 
 def _shown(path: Path) -> str:

@@ -10,9 +10,9 @@ import signal
 import time
 
 import torch
+from h2d_contracts.contracts import Target
 
 from h2d_contracts import h2d_impl
-from h2d_contracts.contracts import Target
 
 #: How long ``sleeps`` sleeps per call: far past any per-test limit.
 SLEEP_S = 600.0
@@ -61,7 +61,6 @@ def several_defects() -> Target:
     ``copy_to_gpu(n)`` copying ``n + 1`` rows.
     """
     import numpy as np
-
     from h2d_contracts.h2d_impl import CpuGpuBuffer
 
     ref = h2d_impl.async_tensor_h2d
@@ -69,16 +68,32 @@ def several_defects() -> Target:
     def fn(data, device=None, dtype=None, out=None):
         assert device is not None or out is not None, "no target"
         if out is None and torch.device(device).type == "cpu":
-            if isinstance(data, np.ndarray) and data.ndim and data.flags.c_contiguous and data.dtype.isnative and data.dtype.kind in "iuf":
+            if (
+                isinstance(data, np.ndarray)
+                and data.ndim
+                and data.flags.c_contiguous
+                and data.dtype.isnative
+                and data.dtype.kind in "iuf"
+            ):
                 t = torch.from_numpy(data)
                 if dtype is None or dtype == t.dtype:
                     return t
-            if isinstance(data, torch.Tensor) and data.is_contiguous() and not data.requires_grad and (dtype is None or dtype == data.dtype):
+            if (
+                isinstance(data, torch.Tensor)
+                and data.is_contiguous()
+                and not data.requires_grad
+                and (dtype is None or dtype == data.dtype)
+            ):
                 return data
         if out is not None and dtype is not None and dtype != out.dtype:
             dtype = None
         if dtype is not None and not dtype.is_floating_point and dtype is not torch.bool:
-            if isinstance(data, list) and data and all(isinstance(v, float) for v in data) and any(v != v for v in data):
+            if (
+                isinstance(data, list)
+                and data
+                and all(isinstance(v, float) for v in data)
+                and any(v != v for v in data)
+            ):
                 return torch.tensor(data).to(dtype).to(device)
         try:
             return ref(data, device=device, dtype=dtype, out=out)
@@ -94,4 +109,10 @@ def several_defects() -> Target:
                 return self.gpu[:n]
             return super().copy_to_gpu(n)
 
-    return Target(name="runner:several_defects", async_tensor_h2d=fn, buffer_cls=Buffer, capabilities=frozenset({"out", "buffer", "cuda"}), spec="tests.meta._runner_targets:several_defects")
+    return Target(
+        name="runner:several_defects",
+        async_tensor_h2d=fn,
+        buffer_cls=Buffer,
+        capabilities=frozenset({"out", "buffer", "cuda"}),
+        spec="tests.meta._runner_targets:several_defects",
+    )

@@ -12,7 +12,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from h2d_contracts.contracts import Target, load_target
 

@@ -15,4 +15,15 @@ def check_probe(target: Any, *args: Any, **kwargs: Any) -> None:
     """Record the call (and the torch state a reproduction must set up); never fails."""
     import torch
 
-    SEEN.append((target.name, args, kwargs, {"default_dtype": torch.get_default_dtype(), "inference": torch.is_inference_mode_enabled(), "grad": torch.is_grad_enabled()}))
+    SEEN.append(
+        (
+            target.name,
+            args,
+            kwargs,
+            {
+                "default_dtype": torch.get_default_dtype(),
+                "inference": torch.is_inference_mode_enabled(),
+                "grad": torch.is_grad_enabled(),
+            },
+        )
+    )

@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import re
 
+import h2d_contracts.strategies as hs
 import numpy as np
 import pytest
 import torch
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
-
-import h2d_contracts.strategies as hs
 from h2d_contracts.contracts import ContractViolation, NotApplicable, Target, load_target
 from h2d_contracts.contracts import out as O
 from h2d_contracts.contracts import runner as P
@@ -19,6 +16,8 @@ from h2d_contracts.contracts.describe import describe_call as repro_call
 from h2d_contracts.contracts.describe import describe_value as repro_value
 from h2d_contracts.contracts.errors import BAD_INPUT_KINDS
 from h2d_contracts.contracts.oracle import assert_same_values
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 pytestmark = pytest.mark.meta
 
@@ -75,7 +74,9 @@ def test_repro_call_rebuilds_strides():
     """A strided tensor's reproduction rebuilds its layout; an expanded one names its strides."""
     t = torch.arange(6, dtype=torch.int32).view(2, 3).t()
     text = repro_call(t, {"device": torch.device("cpu")})
-    assert text.startswith("async_tensor_h2d(torch.empty_strided((3, 2), (1, 3), dtype=torch.int32).copy_(torch.tensor(")
+    assert text.startswith(
+        "async_tensor_h2d(torch.empty_strided((3, 2), (1, 3), dtype=torch.int32).copy_(torch.tensor("
+    )
     rebuilt = eval(text.removeprefix("async_tensor_h2d(").rsplit(", device=", 1)[0])
     assert rebuilt.stride() == t.stride() and torch.equal(rebuilt, t)
     expanded = torch.zeros(2, 1).expand(2, 3)
@@ -224,7 +225,10 @@ def test_nondeterministic_target_is_reported_as_such():
         return result
 
     target = Target(name="flaky", async_tensor_h2d=first_call_wrong, capabilities=frozenset())
-    with pytest.raises(ContractViolation, match=r"(?s)^\[values\] nondeterministic target: prop_values got a different outcome.*last call made: async_tensor_h2d\(") as info:
+    with pytest.raises(
+        ContractViolation,
+        match=r"(?s)^\[values\] nondeterministic target: prop_values got a different outcome.*last call made: async_tensor_h2d\(",
+    ) as info:
         V.prop_values(target, torch.device("cpu"), database=None, max_examples=5)
     assert "device=" in str(info.value)
 
@@ -268,7 +272,9 @@ def test_input_guard_allows_out_inside_data_storage():
     assert guard.data_changed(valid=True) == ""
     guard.verify("input-untouched", valid=True, call="c")
     b[0] = 9.0
-    with pytest.raises(ContractViolation, match=r"^\[input-untouched\] the caller's tensor \(torch.float32, pageable, a view"):
+    with pytest.raises(
+        ContractViolation, match=r"^\[input-untouched\] the caller's tensor \(torch.float32, pageable, a view"
+    ):
         guard.verify("input-untouched", valid=True, call="c")
 
 
@@ -285,7 +291,10 @@ def test_table_rows_report_every_kind_not_only_the_first():
     rows.row(bad, "wrong exception type: RuntimeError")  # a new kind after a known one
     with pytest.raises(ExceptionGroup) as info:
         rows.finish()
-    assert [str(e).splitlines()[0] for e in info.value.exceptions] == ["[out] row 1 broadcast: no exception", "[out] wrong exception type: RuntimeError"]
+    assert [str(e).splitlines()[0] for e in info.value.exceptions] == [
+        "[out] row 1 broadcast: no exception",
+        "[out] wrong exception type: RuntimeError",
+    ]
     assert "3 of 4 rows failed" in str(info.value)
     one = P.Rows("single")
     one.row(bad, "only kind")
@@ -308,12 +317,24 @@ def test_hygiene_judges_quiescent_readings_exactly():
 
     target = load_target("reference")
     readings = iter([(1000, 64), (1000, 64), (1000, 64), (1000, 64)])
-    got = reliability.check_resource_hygiene(target, torch.device("cpu"), calls=3000, warmup=1000, sync_every=1000, measure=lambda d: next(readings))
+    got = reliability.check_resource_hygiene(
+        target, torch.device("cpu"), calls=3000, warmup=1000, sync_every=1000, measure=lambda d: next(readings)
+    )
     assert got == {"warmup_host": 1000, "host": 1000, "warmup_device": 64, "device": 64}
     for leak in ((1000, 64), (1001, 64)), ((1000, 64), (1000, 65)):
         readings = iter([(1000, 64), *leak, (1000, 64)])
-        with pytest.raises(ContractViolation, match=r"\[hygiene\] (pinned host|device) memory still referenced grew after warm-up \(2000 of 3000 calls\)"):
-            reliability.check_resource_hygiene(target, torch.device("cpu"), calls=3000, warmup=1000, sync_every=1000, measure=lambda d: next(readings))
+        with pytest.raises(
+            ContractViolation,
+            match=r"\[hygiene\] (pinned host|device) memory still referenced grew after warm-up \(2000 of 3000 calls\)",
+        ):
+            reliability.check_resource_hygiene(
+                target,
+                torch.device("cpu"),
+                calls=3000,
+                warmup=1000,
+                sync_every=1000,
+                measure=lambda d, readings=readings: next(readings),
+            )
     with pytest.raises(NotApplicable):
         reliability.check_resource_hygiene(target, torch.device("cpu"), calls=10, warmup=10)
 
@@ -390,7 +411,9 @@ def test_strategies_refuse_bad_arguments_when_built(build, word):
 
 
 def test_strategies_take_numpy_dtypes_and_device_strings():
-    assert hs.numpy_arrays(np.float32, (3,), layout="contiguous").example().dtype == np.float32  # any layout but byte-swapped keeps '<f4'
+    assert (
+        hs.numpy_arrays(np.float32, (3,), layout="contiguous").example().dtype == np.float32
+    )  # any layout but byte-swapped keeps '<f4'
     assert hs.cpu_tensors(np.dtype("int16"), (2,)).example().dtype == torch.int16
     assert hs.out_buffers((2,), np.int64, "cpu").example().dtype == torch.int64
     call = hs.h2d_calls("cpu", pass_device=True).example()
@@ -474,7 +497,9 @@ def test_run_fresh_returns_the_marked_json_and_names_a_failed_child():
 def test_a_factory_that_raises_keeps_its_type_and_traceback(tmp_path, monkeypatch):
     from h2d_contracts.contracts import TargetLoadError
 
-    (tmp_path / "broken_engine_h2d.py").write_text("def target():\n    return helper()\n\ndef helper():\n    raise KeyError('CUDA_VISIBLE_DEVICES')\n")
+    (tmp_path / "broken_engine_h2d.py").write_text(
+        "def target():\n    return helper()\n\ndef helper():\n    raise KeyError('CUDA_VISIBLE_DEVICES')\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(TargetLoadError) as info:
         load_target("broken_engine_h2d:target")
@@ -485,14 +510,22 @@ def test_a_factory_that_raises_keeps_its_type_and_traceback(tmp_path, monkeypatc
 def test_a_function_that_is_not_a_factory_is_named_so(tmp_path, monkeypatch):
     from h2d_contracts.contracts import TargetLoadError
 
-    (tmp_path / "plain_engine_h2d.py").write_text("def async_tensor_h2d(data, device=None, dtype=None, out=None):\n    return data\n")
+    (tmp_path / "plain_engine_h2d.py").write_text(
+        "def async_tensor_h2d(data, device=None, dtype=None, out=None):\n    return data\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
-    with pytest.raises(TargetLoadError, match=r"expected a factory returning h2d_contracts\.contracts\.Target.*got a function taking \(data, device=None, dtype=None, out=None\).*wrap it"):
+    with pytest.raises(
+        TargetLoadError,
+        match=r"expected a factory returning h2d_contracts\.contracts\.Target.*got a function taking \(data, device=None, dtype=None, out=None\).*wrap it",
+    ):
         load_target("plain_engine_h2d:async_tensor_h2d")
 
 
 def test_a_module_that_cannot_be_imported_gets_a_hint_right_for_pytest():
-    with pytest.raises(ModuleNotFoundError, match=r"No module named 'no_such_engine_x'.*PYTHONPATH=\..*python -m pytest.*plain `pytest` does not"):
+    with pytest.raises(
+        ModuleNotFoundError,
+        match=r"No module named 'no_such_engine_x'.*PYTHONPATH=\..*python -m pytest.*plain `pytest` does not",
+    ):
         load_target("no_such_engine_x.h2d:target")
 
 
@@ -502,8 +535,25 @@ def test_an_unknown_profile_lists_the_kits_profiles():
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--hypothesis-profile", "defualt", "tests/test_no_target.py"], cwd=root, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "--hypothesis-profile",
+            "defualt",
+            "tests/test_no_target.py",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 4, proc.stdout + proc.stderr
     err = proc.stderr + proc.stdout
-    assert "'defualt' is not a registered profile" in err and "default (" in err and "dev (" in err and "fuzz (" in err, err[-2000:]
+    assert (
+        "'defualt' is not a registered profile" in err and "default (" in err and "dev (" in err and "fuzz (" in err
+    ), err[-2000:]
     assert "INTERNALERROR" not in err

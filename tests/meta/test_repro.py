@@ -19,7 +19,6 @@ import warnings
 import numpy as np
 import pytest
 import torch
-
 from h2d_contracts.contracts import repro
 from h2d_contracts.contracts.calling import raw_storage
 
@@ -29,7 +28,9 @@ pytestmark = pytest.mark.meta
 
 
 def _script(*args, **kwargs) -> str:
-    source, problem = repro.capture(args, kwargs).script(check_module="tests.meta.repro_probe", check_name="check_probe", spec="reference")
+    source, problem = repro.capture(args, kwargs).script(
+        check_module="tests.meta.repro_probe", check_name="check_probe", spec="reference"
+    )
     assert not problem, problem
     return source
 
@@ -54,7 +55,19 @@ def _facts(obj):
             return ("quantized", obj.dtype, obj.q_scale(), obj.q_zero_point(), obj.int_repr().tolist())
         if obj.layout != torch.strided:
             return ("sparse", str(obj.layout), _facts(obj.to_dense()))
-        return ("tensor", obj.dtype, tuple(obj.shape), obj.stride(), obj.storage_offset(), str(obj.device), obj.is_inference(), obj.requires_grad, obj.is_leaf, obj.is_conj(), raw_storage(obj).numpy().tobytes())
+        return (
+            "tensor",
+            obj.dtype,
+            tuple(obj.shape),
+            obj.stride(),
+            obj.storage_offset(),
+            str(obj.device),
+            obj.is_inference(),
+            obj.requires_grad,
+            obj.is_leaf,
+            obj.is_conj(),
+            raw_storage(obj).numpy().tobytes(),
+        )
     if isinstance(obj, np.ndarray):
         if obj.dtype.kind == "O":
             return ("objects", obj.shape, [type(v).__name__ for v in obj.ravel()])
@@ -69,7 +82,16 @@ def _facts(obj):
         return ("float", struct.pack("<d", obj))
     if type(obj).__name__ == "generator":
         return ("generator",)
-    return (type(obj).__name__, obj if not isinstance(obj, object) or isinstance(obj, (int, str, bytes, complex, decimal.Decimal, fractions.Fraction, torch.dtype, torch.device, type)) or obj is None else type(obj).__name__)
+    return (
+        type(obj).__name__,
+        obj
+        if not isinstance(obj, object)
+        or isinstance(
+            obj, (int, str, bytes, complex, decimal.Decimal, fractions.Fraction, torch.dtype, torch.device, type)
+        )
+        or obj is None
+        else type(obj).__name__,
+    )
 
 
 def _cases() -> list:
@@ -90,19 +112,86 @@ def _cases() -> list:
         quantized = torch.quantize_per_tensor(torch.tensor([0.5, 1.0, -1.5]), 0.5, 3, torch.qint8)
     rng = np.random.default_rng(7)
     return [
-        ("offset view and strided out", (base[3:9].view(2, 3).t(), {"out": torch.full((10,), 7.0)[1::3], "device": torch.device("cpu")})),
-        ("expanded and channels-last", (torch.arange(3.0).expand(4, 3), torch.arange(24.0).view(1, 2, 3, 4).contiguous(memory_format=torch.channels_last))),
+        (
+            "offset view and strided out",
+            (base[3:9].view(2, 3).t(), {"out": torch.full((10,), 7.0)[1::3], "device": torch.device("cpu")}),
+        ),
+        (
+            "expanded and channels-last",
+            (
+                torch.arange(3.0).expand(4, 3),
+                torch.arange(24.0).view(1, 2, 3, 4).contiguous(memory_format=torch.channels_last),
+            ),
+        ),
         ("data and out in one storage", (shared[:4], {"out": shared[2:6]})),
         ("ndarray view of out's memory", (viewed.numpy()[:7], {"out": viewed[1:]})),
-        ("negative strides, byte order, read-only, broadcast", (np.arange(6)[::-1], np.flip(np.array([7], np.int32)), ro, np.broadcast_to(np.arange(3.0)[:1], (4,)))),
+        (
+            "negative strides, byte order, read-only, broadcast",
+            (np.arange(6)[::-1], np.flip(np.array([7], np.int32)), ro, np.broadcast_to(np.arange(3.0)[:1], (4,))),
+        ),
         ("structured field and Fortran", (s["b"], np.asfortranarray(np.arange(6, dtype=">f8").reshape(2, 3)))),
         ("inference-mode out", ([1.0, 2.0, 3.0], {"out": inference_out})),
         ("requires grad, leaf and view", (leaf, leaf.t(), leaf[:, 1])),
-        ("meta, sparse, nested, quantized, conj", (torch.empty(2, 3, device="meta"), torch.tensor([0.0, 2.0]).to_sparse(), nested, quantized, torch.tensor([1 + 2j, 3 - 1j]).conj())),
-        ("0-d values and numpy scalars", (torch.tensor(3.5), np.array(7), np.float16(2.5), np.int64(-3), np.bool_(True), np.complex64(1 - 2j), 5, 2.5, float("nan"), float("-inf"))),
-        ("lists: of arrays, tuples, NaN payloads, big", ([np.arange(3, dtype=np.int32), np.arange(3, dtype=np.int32)], ((1, 2), [3, 4]), [nan, -0.0, 1e300], list(range(5000)), [[i, i % 7] for i in range(3000)])),
-        ("large arrays: a progression and random bytes", (np.arange(1 << 16, dtype=np.int32) * 3 - 5, rng.integers(0, 255, size=1 << 14, dtype=np.uint8), torch.from_numpy(rng.standard_normal(4096).astype(np.float32)))),
-        ("other Python objects", (None, "123", b"12", {0: 1}, {1, 2}, decimal.Decimal("1.5"), fractions.Fraction(1, 3), np.array([object()] * 2), torch.float8_e4m3fn, np.int32, ValueError, torch.device("cpu", 0))),
+        (
+            "meta, sparse, nested, quantized, conj",
+            (
+                torch.empty(2, 3, device="meta"),
+                torch.tensor([0.0, 2.0]).to_sparse(),
+                nested,
+                quantized,
+                torch.tensor([1 + 2j, 3 - 1j]).conj(),
+            ),
+        ),
+        (
+            "0-d values and numpy scalars",
+            (
+                torch.tensor(3.5),
+                np.array(7),
+                np.float16(2.5),
+                np.int64(-3),
+                np.bool_(True),
+                np.complex64(1 - 2j),
+                5,
+                2.5,
+                float("nan"),
+                float("-inf"),
+            ),
+        ),
+        (
+            "lists: of arrays, tuples, NaN payloads, big",
+            (
+                [np.arange(3, dtype=np.int32), np.arange(3, dtype=np.int32)],
+                ((1, 2), [3, 4]),
+                [nan, -0.0, 1e300],
+                list(range(5000)),
+                [[i, i % 7] for i in range(3000)],
+            ),
+        ),
+        (
+            "large arrays: a progression and random bytes",
+            (
+                np.arange(1 << 16, dtype=np.int32) * 3 - 5,
+                rng.integers(0, 255, size=1 << 14, dtype=np.uint8),
+                torch.from_numpy(rng.standard_normal(4096).astype(np.float32)),
+            ),
+        ),
+        (
+            "other Python objects",
+            (
+                None,
+                "123",
+                b"12",
+                {0: 1},
+                {1, 2},
+                decimal.Decimal("1.5"),
+                fractions.Fraction(1, 3),
+                np.array([object()] * 2),
+                torch.float8_e4m3fn,
+                np.int32,
+                ValueError,
+                torch.device("cpu", 0),
+            ),
+        ),
     ]
 
 
@@ -117,7 +206,9 @@ def test_the_script_rebuilds_the_exact_arguments(tmp_path, label, args):
 def test_memory_shared_between_arguments_stays_shared(tmp_path):
     viewed = torch.arange(8, dtype=torch.float32)
     store = torch.arange(10, dtype=torch.int64)
-    _, (data, kwargs, a, b), _, _ = _run(_script(viewed.numpy()[:7], {"out": viewed[1:]}, store[:4], store[3:8]), tmp_path)
+    _, (data, kwargs, a, b), _, _ = _run(
+        _script(viewed.numpy()[:7], {"out": viewed[1:]}, store[:4], store[3:8]), tmp_path
+    )
     assert np.shares_memory(data, kwargs["out"].numpy())
     assert a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
 
@@ -141,7 +232,9 @@ def test_global_state_is_set_up(tmp_path):
 
 
 def test_a_generator_is_rebuilt_with_a_note():
-    source, problem = repro.capture(((i for i in range(3)),), {}).script(check_module="tests.meta.repro_probe", check_name="check_probe", spec="reference")
+    source, problem = repro.capture(((i for i in range(3)),), {}).script(
+        check_module="tests.meta.repro_probe", check_name="check_probe", spec="reference"
+    )
     assert "(i for i in range(3))" in source and "generator" in problem
 
 
@@ -158,13 +251,41 @@ def test_verification_tells_real_failures_from_others(tmp_path):
     shape = "check_out_shape_rejected(target, [7], {'out': torch.zeros(4, dtype=torch.int64)})"
     key = ("out", "out.shape=(...) vs data shape (...): no exception [list+out]")
     jobs = [
-        ("real", _violation_script("check_out_shape_rejected", shape), "h2d_contracts.contracts.mutants:broadcast_into_out", key),
-        ("other-kind", _violation_script("check_out_shape_rejected", shape), "h2d_contracts.contracts.mutants:broadcast_into_out", ("out", "something else [list+out]")),
-        ("passes", _violation_script("check_out_written_exactly", "check_out_written_exactly(target, [7], {'out': torch.zeros(1, dtype=torch.int64)})"), "h2d_contracts.contracts.mutants:broadcast_into_out", key),
-        ("kit-error", _violation_script("check_out_shape_rejected", "check_out_shape_rejected(target, [7], {'out': torch.zeros(1, dtype=torch.int64)})"), "h2d_contracts.contracts.mutants:broadcast_into_out", key),
+        (
+            "real",
+            _violation_script("check_out_shape_rejected", shape),
+            "h2d_contracts.contracts.mutants:broadcast_into_out",
+            key,
+        ),
+        (
+            "other-kind",
+            _violation_script("check_out_shape_rejected", shape),
+            "h2d_contracts.contracts.mutants:broadcast_into_out",
+            ("out", "something else [list+out]"),
+        ),
+        (
+            "passes",
+            _violation_script(
+                "check_out_written_exactly",
+                "check_out_written_exactly(target, [7], {'out': torch.zeros(1, dtype=torch.int64)})",
+            ),
+            "h2d_contracts.contracts.mutants:broadcast_into_out",
+            key,
+        ),
+        (
+            "kit-error",
+            _violation_script(
+                "check_out_shape_rejected",
+                "check_out_shape_rejected(target, [7], {'out': torch.zeros(1, dtype=torch.int64)})",
+            ),
+            "h2d_contracts.contracts.mutants:broadcast_into_out",
+            key,
+        ),
     ]
     real, other, passes, kit = repro.verify(jobs, str(tmp_path))
     assert real.verified, real.reason
     assert not other.verified and "failed another way" in other.reason
     assert not passes.verified and "passed" in passes.reason
-    assert not kit.verified and "on the reference it violation too" in kit.reason  # [7] into a (1,) out is no mismatch: the check is wrong, the reference fails it too
+    assert (
+        not kit.verified and "on the reference it violation too" in kit.reason
+    )  # [7] into a (1,) out is no mismatch: the check is wrong, the reference fails it too

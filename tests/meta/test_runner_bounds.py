@@ -1,4 +1,4 @@
-"""Meta-tests: a failing or hanging target still ends the run, with a report, in bounded time (issue 10).
+"""Meta-tests: a failing or hanging target still ends the run, with a report, in bounded time.
 
 Each test runs pytest in a subprocess on a slice of the suite against a target of
 ``tests/_runner_targets.py`` and checks the wall time against a stated budget, the exit
@@ -24,19 +24,44 @@ pytestmark = pytest.mark.meta
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _pytest(args: list[str], report: Path, budget_s: float, env: dict[str, str] | None = None) -> tuple[subprocess.CompletedProcess, dict, float]:
-    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--h2d-xfails=none", "--h2d-verify=off", f"--h2d-report={report}", *args]
+def _pytest(
+    args: list[str], report: Path, budget_s: float, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess, dict, float]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--h2d-xfails=none",
+        "--h2d-verify=off",
+        f"--h2d-report={report}",
+        *args,
+    ]
     t0 = time.monotonic()
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=budget_s * 3, env={**os.environ, **(env or {})})
+    proc = subprocess.run(
+        cmd, cwd=ROOT, capture_output=True, text=True, timeout=budget_s * 3, env={**os.environ, **(env or {})}
+    )
     wall = time.monotonic() - t0
-    assert report.with_suffix(".json").is_file(), f"no report written ({wall:.0f} s):\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}"
+    assert report.with_suffix(".json").is_file(), (
+        f"no report written ({wall:.0f} s):\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}"
+    )
     return proc, json.loads(report.with_suffix(".json").read_text()), wall
 
 
 def test_multi_mb_failure_is_reported_in_bounded_time(tmp_path):
     """A target that corrupts 4-16 MiB payloads: the run ends within 90 s and the report rebuilds the input in one short line."""
     proc, rep, wall = _pytest(
-        ["-p", "no:xdist", "--h2d-impl", "tests.meta._runner_targets:corrupts_multi_mb", "tests/test_values.py", "-k", "test_values_multi_mb and cpu"],
+        [
+            "-p",
+            "no:xdist",
+            "--h2d-impl",
+            "tests.meta._runner_targets:corrupts_multi_mb",
+            "tests/test_values.py",
+            "-k",
+            "test_values_multi_mb and cpu",
+        ],
         tmp_path / "r",
         budget_s=90,
     )
@@ -44,40 +69,68 @@ def test_multi_mb_failure_is_reported_in_bounded_time(tmp_path):
     assert wall < 90, f"took {wall:.0f} s"
     (test,) = rep["tests"].values()
     assert test["status"] == "failed"
-    assert test["violations"] and all(v["contract"] == "values" for v in test["violations"])  # ndarrays and tensors: a kind each
+    assert test["violations"] and all(
+        v["contract"] == "values" for v in test["violations"]
+    )  # ndarrays and tensors: a kind each
     for violation in test["violations"]:
         call = next(line for line in violation["message"].splitlines() if line.strip().startswith("call:"))
         assert "np.arange(" in call and len(call) < 300, call  # a verified constructor, not 1-4 Mi literals
     assert len(json.dumps({k: v for k, v in test.items() if k != "violations"})) < 10_000
-    assert all(len(v["repro"]) < 10_000 for v in test["violations"])  # the reproduction rebuilds it by a constructor too
+    assert all(
+        len(v["repro"]) < 10_000 for v in test["violations"]
+    )  # the reproduction rebuilds it by a constructor too
 
 
 def test_hanging_target_is_cut_off_per_test_and_the_report_completes(tmp_path):
     """A target whose every call sleeps 10 minutes: each test is cut at --timeout, naming the test and the call; after
     --h2d-max-hangs the rest fail at once as 'not run'; the whole run ends within 120 s."""
     proc, rep, wall = _pytest(
-        ["-p", "no:xdist", "--timeout=3", "--h2d-impl", "tests.meta._runner_targets:sleeps", "tests/test_values.py", "tests/test_no_alias.py", "-k", "cpu and (test_values or test_no_alias)"],
+        [
+            "-p",
+            "no:xdist",
+            "--timeout=3",
+            "--h2d-impl",
+            "tests.meta._runner_targets:sleeps",
+            "tests/test_values.py",
+            "tests/test_no_alias.py",
+            "-k",
+            "cpu and (test_values or test_no_alias)",
+        ],
         tmp_path / "r",
         budget_s=120,
     )
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert wall < 120, f"took {wall:.0f} s"
     tests = rep["tests"]
-    assert len(tests) >= 5 and all(t["status"] in ("failed", "timed out") for t in tests.values()), {k: t["status"] for k, t in tests.items()}
+    assert len(tests) >= 5 and all(t["status"] in ("failed", "timed out") for t in tests.values()), {
+        k: t["status"] for k, t in tests.items()
+    }
     texts = {nodeid: "\n".join(t.get("errors", [])) for nodeid, t in tests.items()}
     cut = [n for n, text in texts.items() if "ran past its 3 s budget" in text]
     assert len(cut) == 3, texts  # --h2d-max-hangs default
     assert all(tests[n]["status"] == "timed out" for n in cut)  # a timeout is reported as one, never as a violation
     for nodeid in cut:
         assert nodeid in texts[nodeid] and "call in flight: async_tensor_h2d(" in texts[nodeid], texts[nodeid]
-    assert all("not run: 3 tests of this process already ran past --timeout" in texts[n] for n in set(texts) - set(cut)), texts
+    assert all(
+        "not run: 3 tests of this process already ran past --timeout" in texts[n] for n in set(texts) - set(cut)
+    ), texts
 
 
 def test_hang_the_signal_cannot_reach_ends_the_worker_not_the_run(tmp_path):
     """A hang with SIGALRM blocked (as inside a C call): the worker dumps its stacks and exits, xdist reports the test as
     crashed, and the run and its report complete within 120 s."""
     proc, rep, wall = _pytest(
-        ["-n", "1", "--timeout=2", "--h2d-impl", "tests.meta._runner_targets:hangs_in_c", "tests/test_values.py", "tests/test_no_alias.py", "-k", "cpu and (test_values_large or test_no_alias_layouts)"],
+        [
+            "-n",
+            "1",
+            "--timeout=2",
+            "--h2d-impl",
+            "tests.meta._runner_targets:hangs_in_c",
+            "tests/test_values.py",
+            "tests/test_no_alias.py",
+            "-k",
+            "cpu and (test_values_large or test_no_alias_layouts)",
+        ],
         tmp_path / "r",
         budget_s=120,
         env={"H2D_HARD_GRACE_S": "2"},
@@ -85,7 +138,10 @@ def test_hang_the_signal_cannot_reach_ends_the_worker_not_the_run(tmp_path):
     assert proc.returncode == 1, proc.stdout[-3000:]
     assert wall < 120, f"took {wall:.0f} s"
     tests = rep["tests"]
-    assert set(tests) == {"tests/test_values.py::test_values_large[cpu]", "tests/test_no_alias.py::test_no_alias_layouts[cpu]"}
-    for nodeid, test in tests.items():
+    assert set(tests) == {
+        "tests/test_values.py::test_values_large[cpu]",
+        "tests/test_no_alias.py::test_no_alias_layouts[cpu]",
+    }
+    for test in tests.values():
         assert test["status"] == "failed" and "crashed while running" in "\n".join(test.get("errors", [])), test
     assert "call in flight: async_tensor_h2d(" in proc.stderr, proc.stderr[-2000:]

@@ -8,8 +8,8 @@ exit status and the report: each of them fails if the machinery stops doing its 
 from __future__ import annotations
 
 import json
-import shlex
 import re
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -18,13 +18,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-
 from h2d_contracts.contracts import CATALOGUE, ContractViolation, NotApplicable, load_target
 from h2d_contracts.contracts import buffer as B
 from h2d_contracts.contracts import expectations as R
 from h2d_contracts.contracts import out as O
 from h2d_contracts.contracts import report as Rep
 from h2d_contracts.contracts.no_target import check_no_target_rejected
+from h2d_contracts.contracts.targets import torch_pin_memory_available
 from h2d_contracts.contracts.targets.adapters import adapt_device_dtype, adapt_pin_memory
 from h2d_contracts.contracts.targets.source import free_globals, load_definitions
 from h2d_contracts.contracts.values import check_values
@@ -48,7 +48,9 @@ def _device_dtype_fn(data, device, dtype=None):
 
 def _pin_memory_fn(data, dtype, target_device, pin_memory):
     """vLLM 0.20's shape."""
-    return torch.tensor(data, dtype=dtype, pin_memory=pin_memory, device="cpu").to(device=target_device, non_blocking=True)
+    return torch.tensor(data, dtype=dtype, pin_memory=pin_memory, device="cpu").to(
+        device=target_device, non_blocking=True
+    )
 
 
 def test_device_dtype_adapter_passes_values_and_declares_no_out():
@@ -62,7 +64,8 @@ def test_device_dtype_adapter_passes_values_and_declares_no_out():
         B.prop_buffer_init(target, CPU)
 
 
-def test_pin_memory_adapter_maps_keywords_to_positions():
+def test_pin_memory_adapter_maps_the_protocol_to_the_functions_own_names():
+    """``(data, dtype, target_device, pin_memory)``: dtype and device required (Target.requires), passed by the function's names."""
     seen = []
 
     def fn(data, dtype, target_device, pin_memory):
@@ -70,8 +73,9 @@ def test_pin_memory_adapter_maps_keywords_to_positions():
         return _pin_memory_fn(data, dtype, target_device, pin_memory)
 
     target = adapt_pin_memory(fn, name="fork-020", pin_memory=False)
-    check_values(target, [1.5, 2.5], {"device": CPU})
-    assert seen[-1] == (None, CPU, False)
+    assert target.requires == {"dtype", "device"} and target.arg_names == {"device": "target_device"}
+    check_values(target, [1.5, 2.5], {"device": CPU})  # a valid call completed with the dtype it resolves to
+    assert seen[-1] == (torch.float32, CPU, False)
     with pytest.raises(TypeError, match="target_device"):  # Python's own message for the missing positional
         target.call([1], {})
     check_no_target_rejected(target, [1])  # and it names the function's own argument: a clear refusal
@@ -140,7 +144,10 @@ def test_contract_ids_of_suite_functions():
     assert Rep.contracts_of_function(test_values.test_values) == {"values"}
     assert Rep.contracts_of_function(test_bad_input.test_bad_input) == {"bad-input"}
     assert Rep.contracts_of_function(test_buffer.test_buffer_state_machine) == {"buffer"}
-    assert Rep.contracts_of_function(test_edges.test_float8_into_integer_dtype) == {"values", "bad-input"}  # by the checks it calls
+    assert Rep.contracts_of_function(test_edges.test_float8_into_integer_dtype) == {
+        "values",
+        "bad-input",
+    }  # by the checks it calls
     assert Rep.contracts_of_function(lambda: None, ["stream"]) == {"stream"}
 
 
@@ -150,14 +157,22 @@ def test_load_xfails_requires_a_reason_and_a_match_for_contract_entries(tmp_path
         "# comment\n\nvalues  match=byte\\sorder  # why\ntests/test_no_alias.py::test_no_alias  # because\n"
         "staging  if=cuda  match=Pageable  # GPU only\ntests/test_x.py::test_y  if=torch<1.0  # old torch\n"
     )
-    entries, inactive = R.load_xfails(good, CATALOGUE, facts={"cuda": False, "pinned": False, "multi-gpu": False, "torch": "2.13.0+cpu"})
+    entries, inactive = R.load_xfails(
+        good, CATALOGUE, facts={"cuda": False, "pinned": False, "multi-gpu": False, "torch": "2.13.0+cpu"}
+    )
     assert [(e.pattern, e.is_contract, e.reason, e.match) for e in entries] == [
         ("values", True, "why", r"byte\sorder"),
         ("tests/test_no_alias.py::test_no_alias", False, "because", None),
     ]
     assert inactive == 2
-    entries, inactive = R.load_xfails(good, CATALOGUE, facts={"cuda": True, "pinned": True, "multi-gpu": True, "torch": "2.11.0+cu130"})
-    assert [e.pattern for e in entries] == ["values", "tests/test_no_alias.py::test_no_alias", "staging"] and inactive == 1
+    entries, inactive = R.load_xfails(
+        good, CATALOGUE, facts={"cuda": True, "pinned": True, "multi-gpu": True, "torch": "2.11.0+cu130"}
+    )
+    assert [e.pattern for e in entries] == [
+        "values",
+        "tests/test_no_alias.py::test_no_alias",
+        "staging",
+    ] and inactive == 1
     for text, where in [
         ("values\n", "b.txt:1"),
         ("values  # a contract entry without match=\n", "add match=REGEX"),
@@ -175,19 +190,26 @@ def test_match_and_expected_failure_rules():
     node = R.XfailEntry("tests/test_values.py::test_values", "r", "f:1", False)
     cid = R.XfailEntry("out", "r", "f:2", True, match=r"no\sexception")
     picky = R.XfailEntry("tests/test_values.py::test_values", "r", "f:3", False, match="RuntimeError")
-    out_v = {"contract": "out", "message": "[out] out.shape=(4,) vs data shape (1,): no exception: got a result, expected ValueError"}
+    out_v = {
+        "contract": "out",
+        "message": "[out] out.shape=(4,) vs data shape (1,): no exception: got a result, expected ValueError",
+    }
     out_new = {"contract": "out", "message": "[out] out was written by a failing call"}
     values_v = {"contract": "values", "message": "[values] result values differ"}
     assert R.match_xfails("tests/test_values.py::test_values[cpu]", {"values"}, [node, cid]) == [node]
     assert R.match_xfails("tests/test_out.py::test_out_written[cpu]", {"out"}, [node, cid]) == [cid]
-    assert R.expected_failure([node], [], ["AssertionError"]) == [node]  # a node-id entry without match covers any failure
+    assert R.expected_failure([node], [], ["AssertionError"]) == [
+        node
+    ]  # a node-id entry without match covers any failure
     assert R.expected_failure([picky], [], ["AssertionError"]) == []  # ...with match only the failure it names
     assert R.expected_failure([picky], [], ["RuntimeError: boom"]) == [picky]
     assert R.expected_failure([cid], [out_v], []) == [cid]
     assert R.expected_failure([cid], [out_new], []) == []  # a new kind of failure of a listed contract: UNEXPECTED
     assert R.expected_failure([cid], [out_v, values_v], []) == []  # another contract broke too
     assert R.expected_failure([cid], [], ["TypeError"]) == []  # not a contract violation at all
-    assert R.condition_holds("torch>=2.12", {"torch": "2.13.0+cpu"}) and not R.condition_holds("torch<2.12", {"torch": "2.13.0+cpu"})
+    assert R.condition_holds("torch>=2.12", {"torch": "2.13.0+cpu"}) and not R.condition_holds(
+        "torch<2.12", {"torch": "2.13.0+cpu"}
+    )
     assert R.condition_holds("no-pinned", {"pinned": False}) and not R.condition_holds("cuda", {"cuda": False})
 
 
@@ -198,11 +220,31 @@ class _Run(subprocess.CompletedProcess):
     tmp: Path
 
 
-def _pytest(*args: str, impl: str, xfails: str | None = None, report: str | None = None, workers: int | None = None, verify: bool = False) -> _Run:
+def _pytest(
+    *args: str,
+    impl: str,
+    xfails: str | None = None,
+    report: str | None = None,
+    workers: int | None = None,
+    verify: bool = False,
+) -> _Run:
     import tempfile
 
     tmp = Path(tempfile.mkdtemp(prefix="h2d-meta-"))
-    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--hypothesis-profile", "dev", "--h2d-impl", impl, f"--h2d-verify={'on' if verify else 'off'}", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "--hypothesis-profile",
+        "dev",
+        "--h2d-impl",
+        impl,
+        f"--h2d-verify={'on' if verify else 'off'}",
+        *args,
+    ]
     if xfails == "none":
         cmd += ["--h2d-xfails", "none"]
     elif xfails is not None:
@@ -225,14 +267,21 @@ BAD_BROADCAST = "tests/test_bad_input.py::test_bad_input[cpu-broadcastable-out]"
 
 def test_node_and_contract_entries_turn_failures_into_xfails():
     """The mutant fails both tests (see the next test); listed, one by node id and one by contract id, they are xfailed."""
-    proc = _pytest(f"{OUT_SHAPE}[cpu]", BAD_BROADCAST, impl=MUTANT, xfails=f"{OUT_SHAPE}[cpu]  # broadcasts\nbad-input  match=no\\sexception:\\sgot\\sa\\sresult  # broadcasts too\n")
+    proc = _pytest(
+        f"{OUT_SHAPE}[cpu]",
+        BAD_BROADCAST,
+        impl=MUTANT,
+        xfails=f"{OUT_SHAPE}[cpu]  # broadcasts\nbad-input  match=no\\sexception:\\sgot\\sa\\sresult  # broadcasts too\n",
+    )
     assert proc.returncode == 0, proc.stdout
     assert "2 xfailed" in proc.stdout
 
 
 def test_unlisted_failure_fails_and_the_report_has_its_reproduction():
     """An entry for another contract covers nothing: both failures stay failures; the report (under xdist) has the shrunk call."""
-    proc = _pytest(f"{OUT_SHAPE}[cpu]", BAD_BROADCAST, impl=MUTANT, xfails="values  match=.  # unrelated\n", report="m", workers=2)
+    proc = _pytest(
+        f"{OUT_SHAPE}[cpu]", BAD_BROADCAST, impl=MUTANT, xfails="values  match=.  # unrelated\n", report="m", workers=2
+    )
     assert proc.returncode == 1, proc.stdout
     assert "2 failed" in proc.stdout
     data = json.loads((proc.tmp / "m.json").read_text())
@@ -271,7 +320,9 @@ def test_an_entry_not_witnessed_while_its_contract_fails_as_expected_is_a_note()
     assert "1 xfailed" in proc.stdout
     assert "expected failure not witnessed this run" in proc.stdout and "NeverSeenKind" in proc.stdout
     data = json.loads((proc.tmp / "m.json").read_text())
-    assert [u.split(": ", 1)[1] for u in data["unwitnessed_xfails"]] == ["bad-input match=NeverSeenKind"] and data["xpassed_contracts"] == []
+    assert [u.split(": ", 1)[1] for u in data["unwitnessed_xfails"]] == ["bad-input match=NeverSeenKind"] and data[
+        "xpassed_contracts"
+    ] == []
 
 
 def test_unexpected_passes_fail_the_run_and_stale_entries_warn():
@@ -283,7 +334,9 @@ def test_unexpected_passes_fail_the_run_and_stale_entries_warn():
     )
     assert proc.returncode == 1, proc.stdout
     assert "[XPASS(strict)] listed as an expected failure but passed" in proc.stdout  # the node-id entry
-    assert "[XPASS(strict)] contract listed as an expected failure but none of its tests failed" in proc.stdout  # the contract entry
+    assert (
+        "[XPASS(strict)] contract listed as an expected failure but none of its tests failed" in proc.stdout
+    )  # the contract entry
     assert "matched no collected test" in proc.stdout and "test_gone" in proc.stdout
 
 
@@ -306,7 +359,11 @@ def test_user_adapter_by_module_factory_report_under_xdist():
     c = data["contracts"]
     # the example passes device=None through, so "neither device nor out" returns a host tensor: a real failure
     assert c["target"]["outcome"] == "fail", c["target"]
-    assert c["out"]["outcome"] == "not applicable" and c["cpu-path"]["outcome"] == "not applicable" and c["buffer"]["outcome"] == "not applicable"
+    assert (
+        c["out"]["outcome"] == "not applicable"
+        and c["cpu-path"]["outcome"] == "not applicable"
+        and c["buffer"]["outcome"] == "not applicable"
+    )
     assert "| target | fail |" in md and "| out | not applicable |" in md
     assert c["values"]["outcome"] in ("pass", "fail")  # byte-swapped arrays may or may not be drawn in 10 examples
 
@@ -315,33 +372,96 @@ def test_user_adapter_by_module_factory_report_under_xdist():
 
 
 def test_vllm_target_loads_and_declares_what_it_has():
+    """The installed vLLM's helper, found by reading its files: the family, the domain and the pin flag from inspection."""
     import importlib.util
 
     if importlib.util.find_spec("vllm") is None:
-        pytest.skip("vllm not installed (README: Downstream targets, extra install step)")
-    target = load_target("vllm")  # first: it chooses vLLM's platform before vLLM is imported
-    import vllm.utils.torch_utils as tu
+        pytest.skip("vllm not installed (docs/targets.md: pip install --no-deps vllm)")
+    from h2d_contracts.contracts.targets.vllm import locate
 
-    assert target.version and target.async_tensor_h2d is tu.async_tensor_h2d
-    assert target.pin_memory_available() == bool(tu.PIN_MEMORY)
-    if not torch.cuda.is_available():
-        assert tu.PIN_MEMORY is False  # behaves as vLLM on a machine without pinned memory
-    assert {"out", "cuda"} <= target.capabilities
+    found = locate()
+    target = load_target("vllm")
+    assert target.name == found.family and target.version == found.version
+    assert target.pin_memory_available() == torch_pin_memory_available()
+    if found.family == "vllm":
+        assert (
+            {"out", "cuda"} <= target.capabilities
+            and target.inputs == {"list", "ndarray", "tensor"}
+            and not target.requires
+        )
     check_values(target, [[1, 2], [3, 4]], {"device": CPU})
+
+
+def test_a_vllm_family_name_refuses_another_family(tmp_path, monkeypatch):
+    """``--h2d-impl vllm-pin-memory`` on a release of another signature says which name fits; ``vllm`` detects it."""
+    pkg = tmp_path / "vllm"
+    (pkg / "utils").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "utils" / "__init__.py").write_text("")
+    (pkg / "utils" / "torch_utils.py").write_text(
+        "def async_tensor_h2d(data: list | np.ndarray | torch.Tensor, device, dtype=None):\n"
+        "    return torch.as_tensor(data, dtype=dtype).to(device)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from h2d_contracts.contracts import TargetLoadError
+
+    with pytest.raises(TargetLoadError, match=r"use --h2d-impl vllm-device-dtype \(or vllm, which detects it\)"):
+        load_target("vllm-pin-memory")
+    target = load_target("vllm")
+    assert target.name == "vllm-device-dtype" and target.requires == {"device"} and "out" not in target.capabilities
+    assert target.inputs == {"list", "ndarray", "tensor"}
+    check_values(target, [1, 2], {"device": CPU})
 
 
 def test_example_database_can_be_private_or_off(tmp_path):
     """--h2d-example-db PATH saves the falsifying example there; 'none' saves nothing (independent seeds replay nothing)."""
     db = tmp_path / "db"
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--h2d-verify=off", "--h2d-impl", MUTANT, "--h2d-xfails", "none", f"{OUT_SHAPE}[cpu]", "--h2d-example-db", str(db)],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--h2d-verify=off",
+            "--h2d-impl",
+            MUTANT,
+            "--h2d-xfails",
+            "none",
+            f"{OUT_SHAPE}[cpu]",
+            "--h2d-example-db",
+            str(db),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 1 and db.is_dir() and any(db.iterdir()), proc.stdout[-2000:]
     off = tmp_path / "off"
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--h2d-verify=off", "--h2d-impl", MUTANT, "--h2d-xfails", "none", f"{OUT_SHAPE}[cpu]", "--h2d-example-db", "none"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "HYPOTHESIS_STORAGE_DIRECTORY": str(off)},
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--h2d-verify=off",
+            "--h2d-impl",
+            MUTANT,
+            "--h2d-xfails",
+            "none",
+            f"{OUT_SHAPE}[cpu]",
+            "--h2d-example-db",
+            "none",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**__import__("os").environ, "HYPOTHESIS_STORAGE_DIRECTORY": str(off)},
     )
     assert proc.returncode == 1, proc.stdout[-2000:]
     assert not (off / "examples").exists(), sorted(p.name for p in off.rglob("*"))
@@ -363,11 +483,21 @@ def test_recheck_xfails_judges_a_recorded_report_offline():
 
 def test_a_run_without_a_seed_records_the_seed_it_used():
     """No --hypothesis-seed: the kit chooses one, forces it in every xdist worker, and the report records it (replayable)."""
-    proc = _pytest("tests/test_no_target.py::test_no_target[cpu]", "-m", "not meta", impl="reference", xfails="none", report="s", workers=2)
+    proc = _pytest(
+        "tests/test_no_target.py::test_no_target[cpu]",
+        "-m",
+        "not meta",
+        impl="reference",
+        xfails="none",
+        report="s",
+        workers=2,
+    )
     assert proc.returncode == 0, proc.stdout
     data = json.loads((proc.tmp / "s.json").read_text())
     assert isinstance(data["seed"], int) and data["seed_chosen_at_random"] is True
-    assert "-m 'not meta'" in data["command"] and shlex.split(data["command"])[0] == "pytest"  # shell-quoted: pastes back
+    assert (
+        "-m 'not meta'" in data["command"] and shlex.split(data["command"])[0] == "pytest"
+    )  # shell-quoted: pastes back
 
 
 # --------------------------------------------------------------------------- only the target is judged
@@ -383,14 +513,43 @@ def test_every_test_reported_as_passed_called_the_target(tmp_path):
     XML at all.
     """
     log, junit = tmp_path / "calls.log", tmp_path / "junit.xml"
-    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", "--h2d-impl", "tests.meta.logging_target:target", "--h2d-xfails=none", "--h2d-verify=off", f"--junitxml={junit}", "tests"]
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900, env={**__import__("os").environ, "H2D_TEST_LOG": str(log)})
+    cmd = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-n",
+        "2",
+        "--h2d-impl",
+        "tests.meta.logging_target:target",
+        "--h2d-xfails=none",
+        "--h2d-verify=off",
+        f"--junitxml={junit}",
+        "tests",
+    ]
+    proc = subprocess.run(
+        cmd,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**__import__("os").environ, "H2D_TEST_LOG": str(log)},
+    )
     assert proc.returncode == 0, proc.stdout[-3000:]
     import xml.etree.ElementTree as ET
 
     cases = [c.get("classname", "") for c in ET.parse(junit).getroot().iter("testcase")]
-    assert cases and not any(".meta." in c or ".reference." in c for c in cases), "the reference's tests or the meta-tests ran against another target"
-    check = subprocess.run([sys.executable, str(ROOT / "tools" / "passed_without_calls.py"), str(junit), str(log)], capture_output=True, text=True, timeout=60)
+    assert cases and not any(".meta." in c or ".reference." in c for c in cases), (
+        "the reference's tests or the meta-tests ran against another target"
+    )
+    check = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "passed_without_calls.py"), str(junit), str(log)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert check.returncode == 0, check.stdout
     assert " 0 of them never called the target" in check.stdout, check.stdout
 
@@ -404,23 +563,43 @@ def test_a_suite_test_that_never_calls_the_target_cannot_pass(tmp_path):
     folder.mkdir()
     try:
         (folder / "__init__.py").write_text("")
-        (folder / "test_probe.py").write_text("def test_calls(target):\n    target.async_tensor_h2d([1], device='cpu')\n\n\ndef test_never_calls(target):\n    assert target.name\n")
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--h2d-verify=off", str(folder)], cwd=ROOT, capture_output=True, text=True, timeout=300, env={**os.environ})
+        (folder / "test_probe.py").write_text(
+            "def test_calls(target):\n    target.async_tensor_h2d([1], device='cpu')\n\n\ndef test_never_calls(target):\n    assert target.name\n"
+        )
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--h2d-verify=off", str(folder)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ},
+        )
     finally:
         import shutil
 
         shutil.rmtree(folder)
     assert proc.returncode == 1, proc.stdout[-2000:]
-    assert "1 failed, 1 passed" in proc.stdout and "passed without calling the target 'reference'" in proc.stdout, proc.stdout[-2000:]
+    assert "1 failed, 1 passed" in proc.stdout and "passed without calling the target 'reference'" in proc.stdout, (
+        proc.stdout[-2000:]
+    )
 
 
 def test_the_call_log_check_names_a_pass_without_a_call(tmp_path):
     junit = tmp_path / "j.xml"
-    junit.write_text('<testsuites><testsuite><testcase classname="tests.test_values" name="test_values[cpu]"/><testcase classname="tests.test_out" name="test_out_written[cpu]"/><testcase classname="tests.test_out" name="test_out_dense_table[cpu]"><skipped/></testcase></testsuite></testsuites>')
+    junit.write_text(
+        '<testsuites><testsuite><testcase classname="tests.test_values" name="test_values[cpu]"/><testcase classname="tests.test_out" name="test_out_written[cpu]"/><testcase classname="tests.test_out" name="test_out_dense_table[cpu]"><skipped/></testcase></testsuite></testsuites>'
+    )
     log = tmp_path / "calls.log"
     log.write_text("../site-packages/h2d_contracts/tests/test_values.py::test_values[cpu]\n")
-    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "passed_without_calls.py"), str(junit), str(log)], capture_output=True, text=True, timeout=60)
-    assert proc.returncode == 1 and "passed without a call: test_out.py::test_out_written[cpu]" in proc.stdout, proc.stdout
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "passed_without_calls.py"), str(junit), str(log)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 1 and "passed without a call: test_out.py::test_out_written[cpu]" in proc.stdout, (
+        proc.stdout
+    )
 
 
 #: The planted defects of tests/meta/_runner_targets.py:several_defects, as (contract, a piece of the kind, an input kind it shows on).
@@ -444,16 +623,39 @@ def test_every_defect_of_a_target_is_reported_in_one_run(tmp_path):
     """
     report = tmp_path / "several"
     cmd = [
-        sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", "--h2d-impl", "tests.meta._runner_targets:several_defects",
-        "--h2d-xfails=none", f"--h2d-report={report}", "tests/test_no_alias.py", "tests/test_out.py", "tests/test_dtype.py", "tests/test_no_target.py",
-        "tests/test_bad_input.py", "tests/test_buffer.py", "-k", "cpu",
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        "-n",
+        "2",
+        "--h2d-impl",
+        "tests.meta._runner_targets:several_defects",
+        "--h2d-xfails=none",
+        f"--h2d-report={report}",
+        "tests/test_no_alias.py",
+        "tests/test_out.py",
+        "tests/test_dtype.py",
+        "tests/test_no_target.py",
+        "tests/test_bad_input.py",
+        "tests/test_buffer.py",
+        "-k",
+        "cpu",
     ]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 1, proc.stdout[-3000:]
     data = json.loads(report.with_suffix(".json").read_text())
     problems = data["problems"]
     for contract, kind, cls in SEVERAL_DEFECTS:
-        hits = [p for p in problems if p["contract"] == contract and kind in p["kind"] and (not cls or any(cls in c for c in p["classes"]))]
-        assert hits, f"defect ({contract}, {kind}, {cls}) missing from the digest: {[(p['contract'], p['kind'], p['classes']) for p in problems]}"
+        hits = [
+            p
+            for p in problems
+            if p["contract"] == contract and kind in p["kind"] and (not cls or any(cls in c for c in p["classes"]))
+        ]
+        assert hits, (
+            f"defect ({contract}, {kind}, {cls}) missing from the digest: {[(p['contract'], p['kind'], p['classes']) for p in problems]}"
+        )
         assert any(p["verified"] for p in hits), [(p["id"], p["verify_reason"]) for p in hits]
     assert "distinct problems of runner:several_defects" in proc.stdout

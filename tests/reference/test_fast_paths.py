@@ -2,7 +2,7 @@
 
 ``_flat_list`` (flat lists and tuples of one exact type among int, float and bool) and the
 one-test branch of ``_numpy_to_tensor`` (writeable, native, 0-d or unit-stride 1-d arrays of
-a dtype ``torch.from_numpy`` views as is) exist only for speed (issue 12: lists of 1-16
+a dtype ``torch.from_numpy`` views as is) exist only for speed (lists of 1-16
 elements were 1.3-1.4x vLLM's host time on the H200). Each must give exactly what the
 general route gives: the same dtype, shape and bytes, and the same inferred dtype. Here
 both routes run on the same input, the fast one as shipped and the general one with the
@@ -16,11 +16,10 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings
+from h2d_contracts.h2d_impl import _host
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-
-from h2d_contracts.h2d_impl import _host
 
 _INT64 = st.integers(-(2**63), 2**63 - 1)
 _FLAT = st.one_of(
@@ -72,8 +71,26 @@ def test_flat_lists_match_the_general_route(data, default):
 
 
 _DTYPES = st.sampled_from(
-    [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.longlong,
-     np.float16, np.float32, np.float64, np.complex64, np.complex128, ">i4", ">f8", "<i2"]
+    [
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.uint32,
+        np.int64,
+        np.uint64,
+        np.longlong,
+        np.float16,
+        np.float32,
+        np.float64,
+        np.complex64,
+        np.complex128,
+        ">i4",
+        ">f8",
+        "<i2",
+    ]
 ).map(np.dtype)
 
 
@@ -100,7 +117,11 @@ def test_numpy_arrays_match_the_general_route(arr):
 
 def test_the_fast_paths_are_taken():
     """The common inputs do take the fast paths (else the comparisons above compare the general route with itself)."""
-    assert _host._flat_list([1, 2, 3]) is not None and _host._flat_list((0.5,)) is not None and _host._flat_list([True]) is not None
+    assert (
+        _host._flat_list([1, 2, 3]) is not None
+        and _host._flat_list((0.5,)) is not None
+        and _host._flat_list([True]) is not None
+    )
     assert _host._flat_list([1, 2.5]) is None and _host._flat_list([2**63]) is None and _host._flat_list([]) is None
     assert np.dtype(np.int32).char in _host._VIEWABLE_CHARS
 
@@ -111,8 +132,13 @@ def _numpy_variant(check_stride: bool):
     general_route = _host._numpy_to_tensor
 
     def variant(arr):
-        if (arr.dtype.char in _host._VIEWABLE_CHARS and arr.dtype.isnative and arr.flags.writeable
-                and arr.ndim <= 1 and (not check_stride or arr.ndim == 0 or arr.strides[0] == arr.itemsize)):
+        if (
+            arr.dtype.char in _host._VIEWABLE_CHARS
+            and arr.dtype.isnative
+            and arr.flags.writeable
+            and arr.ndim <= 1
+            and (not check_stride or arr.ndim == 0 or arr.strides[0] == arr.itemsize)
+        ):
             return torch.from_numpy(arr)
         return general_route(arr)
 
@@ -122,12 +148,42 @@ def _numpy_variant(check_stride: bool):
 BROKEN = {
     # name: (patch, input, infer_dtype, default dtype)
     "int as int32": (lambda mp: mp.setitem(_host._FLAT_KINDS, int, (np.dtype(np.int32), torch.int64)), [1], True, None),
-    "float as float32": (lambda mp: mp.setitem(_host._FLAT_KINDS, float, (np.dtype(np.float32), None)), [0.1], True, None),
-    "bool inferred int64": (lambda mp: mp.setitem(_host._FLAT_KINDS, bool, (np.dtype(np.bool_), torch.int64)), [True], True, None),
-    "float inferred float64": (lambda mp: mp.setitem(_host._FLAT_KINDS, float, (np.dtype(np.float64), torch.float64)), [0.5], True, None),
-    "float inferred float32 always": (lambda mp: mp.setitem(_host._FLAT_KINDS, float, (np.dtype(np.float64), torch.float32)), [0.5], True, torch.float64),
-    "own dtype with infer_dtype=False": (lambda mp: mp.setattr(_host, "as_source_tensor", _own_dtype_always(_host.as_source_tensor)), [0.5], False, None),
-    "numpy without the stride test": (lambda mp: mp.setattr(_host, "_numpy_to_tensor", _numpy_variant(False)), np.arange(3, dtype=np.int32)[::-1], True, None),
+    "float as float32": (
+        lambda mp: mp.setitem(_host._FLAT_KINDS, float, (np.dtype(np.float32), None)),
+        [0.1],
+        True,
+        None,
+    ),
+    "bool inferred int64": (
+        lambda mp: mp.setitem(_host._FLAT_KINDS, bool, (np.dtype(np.bool_), torch.int64)),
+        [True],
+        True,
+        None,
+    ),
+    "float inferred float64": (
+        lambda mp: mp.setitem(_host._FLAT_KINDS, float, (np.dtype(np.float64), torch.float64)),
+        [0.5],
+        True,
+        None,
+    ),
+    "float inferred float32 always": (
+        lambda mp: mp.setitem(_host._FLAT_KINDS, float, (np.dtype(np.float64), torch.float32)),
+        [0.5],
+        True,
+        torch.float64,
+    ),
+    "own dtype with infer_dtype=False": (
+        lambda mp: mp.setattr(_host, "as_source_tensor", _own_dtype_always(_host.as_source_tensor)),
+        [0.5],
+        False,
+        None,
+    ),
+    "numpy without the stride test": (
+        lambda mp: mp.setattr(_host, "_numpy_to_tensor", _numpy_variant(False)),
+        np.arange(3, dtype=np.int32)[::-1],
+        True,
+        None,
+    ),
 }
 
 

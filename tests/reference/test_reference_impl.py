@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import pytest
 import torch
-
-from h2d_contracts import h2d_impl
 from h2d_contracts.contracts import Target
 from h2d_contracts.contracts import gpu as G
 from h2d_contracts.contracts.registry import PROPERTIES
 from h2d_contracts.h2d_impl import h2d as R
+
+from h2d_contracts import h2d_impl
 
 pytestmark = pytest.mark.gpu
 
@@ -40,7 +40,12 @@ def _small_blocks_target(min_block: int) -> Target:
 def test_pooled_blocks_keep_contracts(cuda_device, min_block, contract):
     target = _small_blocks_target(min_block)
     for prop in PROPERTIES[contract]:
-        if prop in (G.prop_pinned_hazard, G.prop_buffer_hazard, G.prop_pinned_not_restaged, G.prop_snapshot_converted_pinned):
+        if prop in (
+            G.prop_pinned_hazard,
+            G.prop_buffer_hazard,
+            G.prop_pinned_not_restaged,
+            G.prop_snapshot_converted_pinned,
+        ):
             continue  # about zero-copy inputs and buffers: not the pooled path
         prop(target, cuda_device, max_examples=15)
 
@@ -61,7 +66,9 @@ def test_large_payload_one_pooled_block(cuda_device):
         h2d_impl.async_tensor_h2d(data, cuda_device)
     torch.cuda.synchronize(cuda_device)
     bound = max(_staging.MIN_DEPTH_BYTES, 2 * nbytes)
-    assert pool.stats()["retained_bytes"] <= bound, f"the pool grew past max(MIN_DEPTH_BYTES, two blocks) on an idle stream: {pool.stats()}"
+    assert pool.stats()["retained_bytes"] <= bound, (
+        f"the pool grew past max(MIN_DEPTH_BYTES, two blocks) on an idle stream: {pool.stats()}"
+    )
 
 
 def test_pinned_view_with_gaps_is_gathered_on_the_device(cuda_device):
@@ -74,7 +81,7 @@ def test_pinned_view_with_gaps_is_gathered_on_the_device(cuda_device):
         h2d_impl.async_tensor_h2d(view, cuda_device, out=out)  # warm-up
         torch.cuda.synchronize(cuda_device)
         before = torch.cuda.host_memory_stats().get("allocations.allocated", 0)
-        names, result = memcpy_kinds(lambda: h2d_impl.async_tensor_h2d(view, cuda_device, out=out))
+        names, result = memcpy_kinds(lambda view=view, out=out: h2d_impl.async_tensor_h2d(view, cuda_device, out=out))
         assert torch.cuda.host_memory_stats().get("allocations.allocated", 0) == before
         assert [x for x in names if "HtoD" in x] == ["Memcpy HtoD (Pinned -> Device)"], names
         assert torch.equal(result.cpu(), view) and (out is None or result is out)

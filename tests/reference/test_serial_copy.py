@@ -1,7 +1,7 @@
 """The reference's single-threaded host copy (``h2d_impl.h2d._serial_copy``), checked against torch's ``copy_``.
 
 Small payloads are staged without an OpenMP region (one other busy thread made every
-parallel host copy take about 8 ms on the H200 host: reports/bench/2026-12-01_h200_8fc3589_omp_contention).
+parallel host copy take about 8 ms on the H200 host, measured by bench/omp_contention.py; see docs/performance.md).
 The route is numpy's ``copyto`` where its cast is C's, or torch copies below the parallel
 grain. Either way the bytes must be exactly those of ``dst.copy_(src)``, for every dtype
 pair and every layout the reference stages. The table below compares them bit for bit;
@@ -11,17 +11,15 @@ at the end).
 
 from __future__ import annotations
 
-import itertools
 import warnings
 
 import numpy as np
 import pytest
 import torch
-from torch.overrides import TorchFunctionMode
-from torch.utils._python_dispatch import TorchDispatchMode
-
 from h2d_contracts.h2d_impl import SUPPORTED_DTYPES
 from h2d_contracts.h2d_impl import h2d as ref
+from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
 
 GRAIN = ref._TORCH_GRAIN
 DTYPES = sorted(SUPPORTED_DTYPES, key=str)
@@ -55,13 +53,26 @@ def _source(dtype: torch.dtype, shape: tuple[int, ...], layout: str) -> torch.Te
     raise AssertionError(layout)
 
 
-CASES = [((40_000,), "contiguous"), ((40_000,), "strided"), ((200, 300), "transposed"), ((200, 300), "strided"),
-         ((3, 40_000), "contiguous"), ((300, 200), "expanded"), ((GRAIN,), "contiguous"), ((GRAIN - 1,), "strided"),
-         ((GRAIN + 1,), "contiguous"), ((2 * GRAIN + 1,), "strided")]  # one-element last pieces
+CASES = [
+    ((40_000,), "contiguous"),
+    ((40_000,), "strided"),
+    ((200, 300), "transposed"),
+    ((200, 300), "strided"),
+    ((3, 40_000), "contiguous"),
+    ((300, 200), "expanded"),
+    ((GRAIN,), "contiguous"),
+    ((GRAIN - 1,), "strided"),
+    ((GRAIN + 1,), "contiguous"),
+    ((2 * GRAIN + 1,), "strided"),
+]  # one-element last pieces
 
 
 def _same_bytes(a: torch.Tensor, b: torch.Tensor) -> bool:
-    return a.dtype == b.dtype and a.shape == b.shape and torch.equal(a.contiguous().view(torch.uint8), b.contiguous().view(torch.uint8))
+    return (
+        a.dtype == b.dtype
+        and a.shape == b.shape
+        and torch.equal(a.contiguous().view(torch.uint8), b.contiguous().view(torch.uint8))
+    )
 
 
 def _check(copy, src_dtype, dst_dtype, shape, layout) -> bool:
@@ -107,7 +118,16 @@ class _CopySizes(TorchFunctionMode):
         return func(*args, **(kwargs or {}))
 
 
-@pytest.mark.parametrize(("src_dtype", "dst_dtype"), [(torch.bfloat16, torch.float32), (torch.float64, torch.float16), (torch.complex128, torch.complex64), (torch.int32, torch.int32)], ids=str)
+@pytest.mark.parametrize(
+    ("src_dtype", "dst_dtype"),
+    [
+        (torch.bfloat16, torch.float32),
+        (torch.float64, torch.float16),
+        (torch.complex128, torch.complex64),
+        (torch.int32, torch.int32),
+    ],
+    ids=str,
+)
 def test_no_torch_copy_reaches_the_parallel_grain(src_dtype, dst_dtype):
     for shape, layout in CASES:
         src = _source(src_dtype, shape, layout)
@@ -159,7 +179,7 @@ def test_the_bound_counts_the_wider_side():
     assert mode.sizes == [n]
 
 
-# Regressions from the outside review of this copy (reports/review/serial-copy/): each
+# Regressions found by the outside review of this copy: each
 # compared through the public entry point with torch's copy_.
 from h2d_contracts import h2d_impl  # noqa: E402
 
@@ -217,7 +237,9 @@ class _ComputeOps(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
         if not func.is_view and func.overloadpacket is not torch.ops.aten.empty:
-            sizes = [a.numel() for a in args if isinstance(a, torch.Tensor)] + ([out.numel()] if isinstance(out, torch.Tensor) else [])
+            sizes = [a.numel() for a in args if isinstance(a, torch.Tensor)] + (
+                [out.numel()] if isinstance(out, torch.Tensor) else []
+            )
             self.ops.append((str(func), max(sizes, default=0)))
         return out
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import pytest
 import torch
-
 from h2d_contracts.h2d_impl import _staging
 from h2d_contracts.h2d_impl._staging import ALIGN, StagingPool
 
@@ -38,7 +37,7 @@ class SimStream:
 
 
 class SimEvent:
-    def __init__(self, clock: "SimClock") -> None:
+    def __init__(self, clock: SimClock) -> None:
         self.clock = clock
         self.stream: SimStream | None = None
         self.pos = 0
@@ -383,7 +382,7 @@ def test_a_host_target_result_is_not_the_pooled_staging():
     assert first.item() == 1.0 and bool((r == 1).all())
 
 
-# --------------------------------------------------------------------------- boundaries and counters (mutmut's survivors at b7070d1)
+# --------------------------------------------------------------------------- boundaries and counters (mutmut's survivors)
 
 
 def _in_flight(pool, clock, k: int, *, behind_other_work: bool, started: bool):
@@ -499,7 +498,14 @@ def test_stats_report_every_counter():
     clock.current.enqueue()
     pool.small_tensor(torch.Size([8]), torch.uint8, 8)
     _use(pool, clock)
-    assert pool.stats() == {"chunk_bytes": 64, "retained_bytes": 128, "in_flight_chunks": 2, "free_chunks": 0, "allocations": 2, "waits": 0}
+    assert pool.stats() == {
+        "chunk_bytes": 64,
+        "retained_bytes": 128,
+        "in_flight_chunks": 2,
+        "free_chunks": 0,
+        "allocations": 2,
+        "waits": 0,
+    }
 
 
 def test_pool_for_caps_and_kinds(monkeypatch):

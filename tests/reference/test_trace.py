@@ -3,7 +3,7 @@
 On a CPU-only torch build there is neither pinned memory nor CUDA, so the device half
 of the reference (``_to_device``: zero-copy / gather / pooled staging, ``_copy_pooled``,
 ``CpuGpuBuffer``'s copies, device-index resolution) never runs in the CPU suite: its
-bugs would wait for a GPU run, and mutation testing on CPU (reports/mutation/) could
+bugs would wait for a GPU run, and mutation testing on CPU could
 not see them. Here that code runs with a host target (``target=cpu``) under
 :class:`SimulatedPinnedHost`, a ``torch.overrides.TorchFunctionMode`` (torch's own
 interception point for every tensor function and method, used instead of
@@ -17,7 +17,7 @@ monkeypatching ``torch.Tensor``) that
   for every view of it, as CUDA's caching host allocator would.
 
 What is checked is the host-visible half of the staging, non-blocking and snapshot
-contracts of DESIGN.md: the copy into the destination is issued with
+contracts of docs/reference.md: the copy into the destination is issued with
 ``non_blocking=True`` from a pinned, contiguous staging tensor of the payload's shape (a
 slice of a pooled chunk for small payloads, a pooled block of the payload's power-of-two
 size class for larger ones) that is not the input's memory, or, zero-copy, from the input
@@ -33,23 +33,22 @@ stream ran it); these catch the same bugs on any machine.
 from __future__ import annotations
 
 import contextlib
-import math
 from typing import Any, NamedTuple
 from unittest import mock
 
+import h2d_contracts.strategies as S
 import numpy as np
 import pytest
 import torch
+from h2d_contracts.contracts import oracle
+from h2d_contracts.h2d_impl import _host
+from h2d_contracts.h2d_impl import buffer as B
+from h2d_contracts.h2d_impl import h2d as R
 from hypothesis import given
 from hypothesis import strategies as st
 from torch.overrides import TorchFunctionMode
 
 from h2d_contracts import h2d_impl
-import h2d_contracts.strategies as S
-from h2d_contracts.contracts import oracle
-from h2d_contracts.h2d_impl import _host
-from h2d_contracts.h2d_impl import buffer as B
-from h2d_contracts.h2d_impl import h2d as R
 
 CPU = torch.device("cpu")
 
@@ -157,7 +156,9 @@ def _dest_copies(calls: list[Call], dst: torch.Tensor) -> list[Call]:
     return [c for c in calls if c.name == "copy_" and _same_storage(c.args[0], dst)]
 
 
-def _run_device_path(sim: SimulatedPinnedHost, data: Any, kwargs: dict[str, Any], *, default_device: str | None = None, **knobs: Any):
+def _run_device_path(
+    sim: SimulatedPinnedHost, data: Any, kwargs: dict[str, Any], *, default_device: str | None = None, **knobs: Any
+):
     """Validate like the reference, then run its device half (``_to_device``) towards the host, recording.
 
     ``default_device``: run the device half inside ``with torch.device(default_device)``
@@ -172,7 +173,7 @@ def _run_device_path(sim: SimulatedPinnedHost, data: Any, kwargs: dict[str, Any]
 
 
 def _zero_copy_expected(sim: SimulatedPinnedHost, data: Any, dtype: torch.dtype) -> bool:
-    # The rule restated from DESIGN.md on purpose (not R._zero_copy_ok: a test that asked
+    # The rule restated from docs/reference.md on purpose (not R._zero_copy_ok: a test that asked
     # the implementation which inputs are zero-copy would agree with any bug in it), with
     # the simulation's pinned-ness in place of torch's: a pinned input of the target dtype,
     # without conj/neg bits, that is dense or whose byte span is at most 4x its payload.
@@ -198,13 +199,29 @@ def _fills_its_bytes(t: torch.Tensor) -> bool:
     dims = [d for d in range(t.dim()) if t.shape[d] != 1]
     if t.numel() == 0 or len(dims) > 6:
         return t.is_contiguous()
-    return any(t.permute(*perm, *[d for d in range(t.dim()) if d not in perm]).is_contiguous() for perm in itertools.permutations(dims))
+    return any(
+        t.permute(*perm, *[d for d in range(t.dim()) if d not in perm]).is_contiguous()
+        for perm in itertools.permutations(dims)
+    )
 
 
 DEFAULT_KNOBS = {"min_block": R._staging.MIN_BLOCK_BYTES, "small_max": R._staging.SMALL_MAX_BYTES}
 
 
-def _check_trace(sim, data, kwargs, source, dtype, result, calls, *, pin: bool, min_block: int, small_max: int, small_chunk: int = R._staging.SMALL_CHUNK_BYTES):
+def _check_trace(
+    sim,
+    data,
+    kwargs,
+    source,
+    dtype,
+    result,
+    calls,
+    *,
+    pin: bool,
+    min_block: int,
+    small_max: int,
+    small_chunk: int = R._staging.SMALL_CHUNK_BYTES,
+):
     """Every rule of the module docstring, for one recorded call of ``_to_device``."""
     out = kwargs.get("out")
     shown = {k: _host.describe(v) if k == "out" else v for k, v in kwargs.items()}
@@ -215,11 +232,12 @@ def _check_trace(sim, data, kwargs, source, dtype, result, calls, *, pin: bool, 
         assert result is out, f"{call}: returned a new tensor instead of out"
     else:
         assert result.is_contiguous() and result.dtype == dtype and tuple(result.shape) == tuple(source.shape), call
-    dst = out if out is not None else result
 
     if _zero_copy_expected(sim, data, dtype):
         # The DMA reads the caller's pinned tensor itself: no staging block at all.
-        assert not [c for c in calls if c.pin_memory is True], f"{call}: a pinned input of the target dtype was staged again"
+        assert not [c for c in calls if c.pin_memory is True], (
+            f"{call}: a pinned input of the target dtype was staged again"
+        )
         reads = [c for c in calls if c.name in ("copy_", "to")]
         c = reads[0]
         src = c.args[1] if c.name == "copy_" else c.args[0]
@@ -229,19 +247,31 @@ def _check_trace(sim, data, kwargs, source, dtype, result, calls, *, pin: bool, 
             assert c.args[1:2] == (CPU,), f"{call}: .to() without the target device: {c.args[1:]}"
         if _fills_its_bytes(data):
             as_laid_out = data.is_contiguous() or (out is not None and out.stride() == data.stride())
-            assert len(reads) == (1 if as_laid_out or out is None else 2), f"{call}: zero-copy should be one copy (plus one reorder from its result into out), got {[c.name for c in reads]}"
+            assert len(reads) == (1 if as_laid_out or out is None else 2), (
+                f"{call}: zero-copy should be one copy (plus one reorder from its result into out), got {[c.name for c in reads]}"
+            )
             if c.name == "copy_":
-                assert as_laid_out, f"{call}: a permuted pinned input copied into out directly (torch would stage it in pageable memory)"
+                assert as_laid_out, (
+                    f"{call}: a permuted pinned input copied into out directly (torch would stage it in pageable memory)"
+                )
         else:
             # A view with gaps: one .to of the contiguous span of data's storage it covers
             # (a contiguous pinned tensor: one DMA), then picked on the device.
-            assert c.name == "to" and src.is_contiguous() and src.dim() == 1, f"{call}: a pinned view with gaps should be DMA'd as one contiguous span, got {c.name} of {_host.describe(src)}"
+            assert c.name == "to" and src.is_contiguous() and src.dim() == 1, (
+                f"{call}: a pinned view with gaps should be DMA'd as one contiguous span, got {c.name} of {_host.describe(src)}"
+            )
             first, last = data.storage_offset(), data.storage_offset() + _span_elems(data)
-            assert src.storage_offset() <= first and src.storage_offset() + src.numel() >= last, f"{call}: the DMA'd span does not cover data's elements"
+            assert src.storage_offset() <= first and src.storage_offset() + src.numel() >= last, (
+                f"{call}: the DMA'd span does not cover data's elements"
+            )
             assert src.numel() <= 4 * data.numel(), f"{call}: span of {src.numel()} elements for {data.numel()}"
-            assert len(reads) == (2 if out is not None else 1) or (out is None and len(reads) <= 2), [c.name for c in reads]
+            assert len(reads) == (2 if out is not None else 1) or (out is None and len(reads) <= 2), [
+                c.name for c in reads
+            ]
         if len(reads) == 2 and out is not None:  # the reorder reads the device-side result of the DMA, never data again
-            assert reads[1].name == "copy_" and reads[1].args[0] is out and _same_storage(reads[1].args[1], c.result), f"{call}: the reorder into out did not read the DMA's result"
+            assert reads[1].name == "copy_" and reads[1].args[0] is out and _same_storage(reads[1].args[1], c.result), (
+                f"{call}: the reorder into out did not read the DMA's result"
+            )
         return
 
     # Pinned allocations are staging chunks (small payloads) or blocks (larger ones).
@@ -253,7 +283,9 @@ def _check_trace(sim, data, kwargs, source, dtype, result, calls, *, pin: bool, 
     c = dmas[0]
     src = c.args[1] if c.name == "copy_" else c.args[0]
     assert c.non_blocking is True, f"{call}: DMA issued with non_blocking={c.non_blocking}"
-    assert src.is_contiguous() and src.dtype == dtype and tuple(src.shape) == tuple(source.shape), f"{call}: staging read is {_host.describe(src)}, expected contiguous {dtype} of shape {tuple(source.shape)}"
+    assert src.is_contiguous() and src.dtype == dtype and tuple(src.shape) == tuple(source.shape), (
+        f"{call}: staging read is {_host.describe(src)}, expected contiguous {dtype} of shape {tuple(source.shape)}"
+    )
     if pin:
         assert sim.is_pinned(src) or not src.numel(), f"{call}: a DMA read pageable memory"
     if isinstance(data, torch.Tensor) and src.numel():
@@ -267,7 +299,9 @@ def _check_trace(sim, data, kwargs, source, dtype, result, calls, *, pin: bool, 
         expected_min = small_chunk if nbytes <= small_max else max(min_block, nbytes)
         assert block >= expected_min, f"{call}: staged in a {block}-byte block, expected at least {expected_min}"
         if nbytes > small_max:
-            assert block == max(min_block, 1 << (nbytes - 1).bit_length()), f"{call}: a {nbytes}-byte payload in a {block}-byte block (size classes are powers of two from min_block)"
+            assert block == max(min_block, 1 << (nbytes - 1).bit_length()), (
+                f"{call}: a {nbytes}-byte payload in a {block}-byte block (size classes are powers of two from min_block)"
+            )
 
 
 # --------------------------------------------------------------------------- staging decisions
@@ -283,15 +317,26 @@ def sim():
 @given(data=st.data())
 @pytest.mark.parametrize(
     "pin, min_block, small_max",
-    [(True, R._staging.MIN_BLOCK_BYTES, R._staging.SMALL_MAX_BYTES), (False, R._staging.MIN_BLOCK_BYTES, R._staging.SMALL_MAX_BYTES), (True, 8, 0), (True, 64, 0), (True, 16, 48), (False, 4, 0)],
+    [
+        (True, R._staging.MIN_BLOCK_BYTES, R._staging.SMALL_MAX_BYTES),
+        (False, R._staging.MIN_BLOCK_BYTES, R._staging.SMALL_MAX_BYTES),
+        (True, 8, 0),
+        (True, 64, 0),
+        (True, 16, 48),
+        (False, 4, 0),
+    ],
     ids=["default-pinned", "default-pageable", "block8", "block64", "block16-small48", "block4-pageable"],
 )
 def test_device_path_trace(data, pin, min_block, small_max):
     """Any valid call: values exact, out written in place, and the staging/non_blocking rules of the trace."""
     with SimulatedPinnedHost() as sim, mock.patch.object(S.host, "pinning_available", lambda: True):
         call = data.draw(S.h2d_calls(CPU), label="call")
-        source, dtype, result, calls = _run_device_path(sim, call.data, call.kwargs, pin=pin, min_block=min_block, small_max=small_max)
-        _check_trace(sim, call.data, call.kwargs, source, dtype, result, calls, pin=pin, min_block=min_block, small_max=small_max)
+        source, dtype, result, calls = _run_device_path(
+            sim, call.data, call.kwargs, pin=pin, min_block=min_block, small_max=small_max
+        )
+        _check_trace(
+            sim, call.data, call.kwargs, source, dtype, result, calls, pin=pin, min_block=min_block, small_max=small_max
+        )
 
 
 def _pinned(sim, values: torch.Tensor) -> torch.Tensor:
@@ -304,7 +349,17 @@ def _pinned(sim, values: torch.Tensor) -> torch.Tensor:
 @pytest.mark.parametrize("with_out", [False, True], ids=["no-out", "out"])
 @pytest.mark.parametrize(
     "case",
-    ["pinned-contiguous", "pinned-transposed", "pinned-column", "pinned-sparse-column", "pinned-other-dtype", "pinned-conj", "pinned-neg", "pageable", "ndarray"],
+    [
+        "pinned-contiguous",
+        "pinned-transposed",
+        "pinned-column",
+        "pinned-sparse-column",
+        "pinned-other-dtype",
+        "pinned-conj",
+        "pinned-neg",
+        "pageable",
+        "ndarray",
+    ],
 )
 def test_zero_copy_only_when_safe(sim, case, with_out):
     """Zero-copy exactly for pinned inputs of the target dtype without conj/neg bits that are dense (contiguous,
@@ -362,7 +417,9 @@ def test_pooled_blocks(sim, layout, dtype, min_block, with_out):
     kwargs: dict[str, Any] = {"device": CPU}
     if with_out:
         kwargs["out"] = torch.zeros(tuple(data.shape), dtype=dtype)
-    source, resolved, result, calls = _run_device_path(sim, data, kwargs, pin=True, min_block=min_block, small_max=0, default_device="meta")
+    source, resolved, result, calls = _run_device_path(
+        sim, data, kwargs, pin=True, min_block=min_block, small_max=0, default_device="meta"
+    )
     _check_trace(sim, data, kwargs, source, resolved, result, calls, pin=True, min_block=min_block, small_max=0)
 
 
@@ -376,11 +433,19 @@ def test_small_threshold_and_out_layout(sim):
         (0, torch.zeros(32, dtype=torch.int32)[::2], False),  # strided out: copied from the block as a whole
     ]:
         kwargs: dict[str, Any] = {"device": CPU} if out is None else {"out": out}
-        _, dtype, result, calls = _run_device_path(sim, data, kwargs, pin=True, min_block=16, small_max=small_max, small_chunk=256)
+        _, dtype, result, calls = _run_device_path(
+            sim, data, kwargs, pin=True, min_block=16, small_max=small_max, small_chunk=256
+        )
         dmas = _dest_copies(calls, out) if out is not None else [c for c in calls if c.name == "to"]
         src = dmas[0].args[1] if dmas[0].name == "copy_" else dmas[0].args[0]
-        assert src.untyped_storage().nbytes() == (256 if small else 64), (small_max, out is not None, src.untyped_storage().nbytes())
-        _check_trace(sim, data, kwargs, data, dtype, result, calls, pin=True, min_block=16, small_max=small_max, small_chunk=256)
+        assert src.untyped_storage().nbytes() == (256 if small else 64), (
+            small_max,
+            out is not None,
+            src.untyped_storage().nbytes(),
+        )
+        _check_trace(
+            sim, data, kwargs, data, dtype, result, calls, pin=True, min_block=16, small_max=small_max, small_chunk=256
+        )
     scalar = torch.tensor(5, dtype=torch.int64)
     _, dtype, result, calls = _run_device_path(sim, scalar, {"device": CPU}, pin=True, min_block=1, small_max=0)
     assert len([c for c in calls if c.name == "to"]) == 1 and result.item() == 5  # 0-d: an 8-byte block
@@ -389,7 +454,11 @@ def test_small_threshold_and_out_layout(sim):
 def test_pipelined_entry_point_agrees_on_the_host():
     """``async_tensor_h2d_pipelined`` takes every argument of ``async_tensor_h2d`` (host target: same results)."""
     data = np.arange(12, dtype=np.int16).reshape(3, 4)[:, ::-1]
-    for kwargs in ({"device": "cpu"}, {"device": "cpu", "dtype": torch.float32}, {"out": torch.zeros(3, 4, dtype=torch.int64)}):
+    for kwargs in (
+        {"device": "cpu"},
+        {"device": "cpu", "dtype": torch.float32},
+        {"out": torch.zeros(3, 4, dtype=torch.int64)},
+    ):
         ref = h2d_impl.async_tensor_h2d(data, **{k: (v.clone() if k == "out" else v) for k, v in kwargs.items()})
         got = h2d_impl.async_tensor_h2d_pipelined(data, **kwargs)
         torch.testing.assert_close(got, ref, rtol=0, atol=0)
@@ -519,8 +588,12 @@ def test_describe_marks_pinned_and_pageable_where_pinning_exists(sim):
     pinned, pageable = _pinned(sim, torch.zeros(2, 3)), torch.zeros(2, 3)
     with mock.patch.object(_host, "pin_memory_available", lambda: True):
         assert _host.describe(pinned) == "Tensor(shape=(2, 3), dtype=torch.float32, device=cpu, stride=(3, 1), pinned)"
-        assert _host.describe(pageable) == "Tensor(shape=(2, 3), dtype=torch.float32, device=cpu, stride=(3, 1), pageable)"
-        assert _host.describe(pinned[:, 1]) == "Tensor(shape=(2,), dtype=torch.float32, device=cpu, stride=(3,), pinned)"
+        assert (
+            _host.describe(pageable) == "Tensor(shape=(2, 3), dtype=torch.float32, device=cpu, stride=(3, 1), pageable)"
+        )
+        assert (
+            _host.describe(pinned[:, 1]) == "Tensor(shape=(2,), dtype=torch.float32, device=cpu, stride=(3,), pinned)"
+        )
         sparse = torch.zeros(2, 3).to_sparse()
         assert _host.describe(sparse).endswith("stride=torch.sparse_coo)")
         meta = torch.zeros(2, device="meta")

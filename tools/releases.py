@@ -1,0 +1,219 @@
+"""Run the contract suite against published engine releases and build the conformance matrix.
+
+Usage::
+
+    python tools/releases.py install vllm==0.15.1 sglang==0.5.23 ...   # one folder per release
+    python tools/releases.py run vllm==0.15.1 ... [--seed N] [--out docs/records/conformance]
+    python tools/releases.py matrix [--out docs/records/conformance] > docs/conformance.md
+
+``install`` puts each release, without its dependency tree, in a folder of its own
+(``pip install --no-deps --target $H2D_RELEASES/<name>-<version>``, default
+``.releases/``): the built-in targets read the helpers' files (``docs/targets.md``), so
+nothing else is needed. ``run`` runs the contract suite against the engine's built-in
+target (``--h2d-impl vllm`` or ``sglang``) with that folder first on ``PYTHONPATH`` and
+the kit's expectations file for the detected target, at one seed, with a report
+(``<out>/<name>-<version>.json``, the markdown beside it) and exit status; it prints one
+line per release. ``matrix`` reads every report in ``<out>`` and writes the table
+release x contract (pass / fail: the kinds / not applicable / not run here) as markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RELEASES = Path(os.environ.get("H2D_RELEASES", ROOT / ".releases"))
+TARGET_OF = {"vllm": "vllm", "sglang": "sglang"}
+
+
+def _split(release: str) -> tuple[str, str]:
+    name, sep, version = release.partition("==")
+    if not sep or name not in TARGET_OF or not re.fullmatch(r"[0-9][0-9a-z.]*", version):
+        raise SystemExit(f"{release!r}: expected NAME==VERSION with NAME one of {sorted(TARGET_OF)}")
+    return name, version
+
+
+def install(releases: list[str]) -> None:
+    for release in releases:
+        name, version = _split(release)
+        folder = RELEASES / f"{name}-{version}"
+        if (folder / name).is_dir():
+            print(f"{release}: already in {folder}")
+            continue
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(folder), release], check=True
+        )
+        print(f"{release}: installed in {folder}")
+
+
+def run(releases: list[str], seed: int, out: Path, workers: str) -> int:
+    out.mkdir(parents=True, exist_ok=True)
+    worst = 0
+    for release in releases:
+        name, version = _split(release)
+        folder = RELEASES / f"{name}-{version}"
+        if not (folder / name).is_dir():
+            raise SystemExit(f"{release}: not installed; run: python tools/releases.py install {release}")
+        env = {
+            **os.environ,
+            "PYTHONPATH": os.pathsep.join([str(folder), str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(
+                os.pathsep
+            ),
+        }
+        full = Path(tempfile.mkdtemp(prefix="h2d-release-")) / f"{name}-{version}"
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-n",
+            workers,
+            f"--hypothesis-seed={seed}",
+            f"--h2d-impl={TARGET_OF[name]}",
+            f"--h2d-report={full}",
+            "-o",
+            "addopts=--strict-markers",
+            "tests",
+        ]
+        t0 = time.monotonic()
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+        wall = time.monotonic() - t0
+        tail = [ln for ln in proc.stdout.splitlines() if re.search(r"\d+ (passed|failed|xfailed|skipped)", ln)]
+        print(
+            f"{release}: exit {proc.returncode} in {wall:.0f} s: {tail[-1] if tail else proc.stdout.strip().splitlines()[-1:]}",
+            flush=True,
+        )
+        if full.with_suffix(".json").is_file():
+            slim(full.with_suffix(".json"), out / f"{name}-{version}.json")
+            print(f"  full report: {full}.md, reproductions {full}.repro/", flush=True)
+        if proc.returncode:
+            (out / f"{name}-{version}.log").write_text(proc.stdout[-20000:] + proc.stderr[-5000:])
+        worst = max(worst, proc.returncode)
+    return worst
+
+
+#: What a record keeps of a report: the matrix's inputs and each problem's one-line description.
+RECORD_KEYS = (
+    "target",
+    "target_version",
+    "spec",
+    "capabilities",
+    "inputs",
+    "notes",
+    "pinned",
+    "torch",
+    "python",
+    "hypothesis",
+    "profile",
+    "seed",
+    "machine",
+    "command",
+    "xfails_file",
+    "date",
+    "exitstatus",
+    "totals",
+    "contracts",
+    "unmatched_xfails",
+    "unwitnessed_xfails",
+)
+PROBLEM_KEYS = ("id", "contract", "kind", "description", "tests", "expected", "verified", "count")
+
+
+def slim(src: Path, dst: Path) -> None:
+    """Write the record of report ``src`` to ``dst``: :data:`RECORD_KEYS`, and per problem :data:`PROBLEM_KEYS`
+    (the description cut to 300 characters, at most 5 test ids). The full report (every test, every reproduction)
+    stays where the run wrote it; a record is what the matrix and a reader need, a few kB a release."""
+    data = json.loads(src.read_text())
+    record = {k: data[k] for k in RECORD_KEYS if k in data}
+    record["problems"] = [
+        {
+            k: (v[:300] if k == "description" else v[:5] if k == "tests" else v)
+            for k, v in p.items()
+            if k in PROBLEM_KEYS
+        }
+        for p in data.get("problems", [])
+    ]
+    dst.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+
+
+def _version_key(v: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", v))
+
+
+def matrix(out: Path) -> str:
+    reports = []
+    for path in sorted(out.glob("*.json")):
+        data = json.loads(path.read_text())
+        if "contracts" in data and "target" in data:
+            reports.append((path.stem, data))
+    if not reports:
+        raise SystemExit(f"no reports in {out}")
+    reports.sort(key=lambda r: (r[0].split("-")[0], _version_key(r[1].get("target_version", ""))))
+    contracts = sorted({c for _, d in reports for c in d["contracts"]})
+    lines = [
+        "| release | target | exit | " + " | ".join(contracts) + " |",
+        "|---|---|---|" + "---|" * len(contracts),
+    ]
+    legend = {"pass": "pass", "not applicable": "n/a", "skipped": "not run here", "not collected": "not run here"}
+    details: list[str] = []
+    for stem, d in reports:
+        cells = []
+        for c in contracts:
+            entry = d["contracts"].get(c)
+            if entry is None:
+                cells.append("-")
+                continue
+            outcome = entry.get("outcome", "?")
+            cell = legend.get(outcome, outcome)
+            if outcome.startswith("fail"):
+                kinds = sorted({p["kind"] for p in d.get("problems", []) if p.get("contract") == c})
+                cell = f"fail ({len(kinds)})" if outcome == "fail (expected)" else f"**UNEXPECTED FAIL** ({len(kinds)})"
+                if kinds:
+                    details.append(f"- {stem} `{c}`: " + "; ".join(k[:140] for k in kinds))
+            cells.append(cell)
+        lines.append(f"| {stem} | {d['target']} | {d.get('exitstatus', '?')} | " + " | ".join(cells) + " |")
+    head = [
+        f"Seed {reports[0][1].get('seed')}; torch {reports[0][1].get('torch')}; machine: {reports[0][1].get('machine', '?')}; {reports[0][1].get('date', '')}.",
+        "Cells: pass; fail (n): n distinct kinds, listed below, each expected by the target's expectations",
+        "file; **UNEXPECTED FAIL**: a kind no entry expects (the run's exit is then not 0); n/a: not",
+        "applicable to that release (a capability or input kind it does not declare); not run here:",
+        "needs a GPU (or two).",
+        "",
+    ]
+    return "\n".join(head + lines + ["", "Kinds of failure (the digest's one-line descriptions):", ""] + details) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("install")
+    p.add_argument("releases", nargs="+")
+    p = sub.add_parser("run")
+    p.add_argument("releases", nargs="+")
+    p.add_argument("--seed", type=int, default=20261201)
+    p.add_argument("--out", type=Path, default=ROOT / "docs" / "records" / "conformance")
+    p.add_argument("-n", dest="workers", default="auto")
+    p = sub.add_parser("matrix")
+    p.add_argument("--out", type=Path, default=ROOT / "docs" / "records" / "conformance")
+    args = ap.parse_args()
+    if args.cmd == "install":
+        install(args.releases)
+        return 0
+    if args.cmd == "run":
+        return run(args.releases, args.seed, args.out, args.workers)
+    sys.stdout.write(matrix(args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
