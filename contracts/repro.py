@@ -980,9 +980,10 @@ def verify(
     runner = _preloaded_runner(specs, workers, timeout_s)
     if runner is None:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            run: Callable[[list[str]], list[dict[str, Any]]] = lambda ps: list(
-                pool.map(lambda p: run_script(p, timeout_s=timeout_s), ps)
-            )  # noqa: E731
+
+            def run(ps: list[str]) -> list[dict[str, Any]]:
+                return list(pool.map(lambda p: run_script(p, timeout_s=timeout_s), ps))
+
             on_target, on_reference = run(paths), run(refs)
     else:
         on_target, on_reference = runner(paths), runner(refs)

@@ -19,6 +19,7 @@ from . import (  # noqa: F401 - registers the mutants
     buffer,
     cpu_path,
     dtype,
+    engine,
     gpu,
     input_untouched,
     no_alias,
