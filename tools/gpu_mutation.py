@@ -46,10 +46,12 @@ from pathlib import Path
 #: H200; hygiene: 100,000 calls) is left out for time; a mutant only it would catch
 #: shows up as a survivor here (a lower bound of what the whole suite kills).
 DEFAULT_TESTS = (
-    "h2d_contracts/tests/test_h2d.py",
+    "h2d_contracts/tests/test_values.py",
+    "h2d_contracts/tests/test_out.py",
     "h2d_contracts/tests/test_buffer.py",
     "h2d_contracts/tests/test_regressions.py",
     "h2d_contracts/tests/test_gpu.py",
+    "h2d_contracts/tests/test_engine.py",
 )
 DEFAULT_K = "cuda or test_gpu"
 CONTROL_EVERY = 60

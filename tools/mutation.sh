@@ -8,7 +8,7 @@
 #   GPU_PACK=.gpu_carry/mutants.tgz bash tools/mutation.sh REV   # generate REV's mutants only and
 #       pack them (with mutmut's trampoline package) for tools/gpu_mutation.py on a GPU runner
 #   SUITE=contracts bash tools/mutation.sh   # the contract suite alone: the tests of the
-#       reference's internals (h2d_contracts/plugin.py REFERENCE_INTERNALS, which never call --h2d-impl's
+#       reference's internals (tests/reference/ and tests/meta/, which never call --h2d-impl's
 #       target) are --ignore'd, so the score says what the contracts catch in a target;
 #       files get a "-contracts" suffix
 #
@@ -46,7 +46,7 @@ import re, shutil, sys
 from pathlib import Path
 work, suite = Path(sys.argv[1]), sys.argv[2]
 pkg = work / "h2d_contracts"
-for name in ("h2d_impl", "contracts", "strategies", "tests", "h2d_adapters", "h2d_mutants", "xfails"):
+for name in ("h2d_impl", "contracts", "strategies", "tests"):
     shutil.move(str(work / name), str(pkg / name))
 py = work / "pyproject.toml"
 text = py.read_text()
@@ -56,9 +56,8 @@ text, n2 = re.subn(r'^also_copy = .*$', "also_copy = " + repr(["conftest.py", *c
 text, n3 = re.subn(r'^pytest_add_cli_args_test_selection = .*$', 'pytest_add_cli_args_test_selection = ["h2d_contracts/tests"]', text, count=1, flags=re.M)
 assert (n1, n2, n3) == (1, 1, 1), "[tool.mutmut] lacks source_paths, also_copy or pytest_add_cli_args_test_selection"
 if suite == "contracts":
-    ns = {}
-    exec(re.search(r"^REFERENCE_INTERNALS = .*$", (pkg / "plugin.py").read_text(), re.M).group(0), ns)
-    ignores = ", ".join(f'"--ignore=h2d_contracts/tests/{f}"' for f in ns["REFERENCE_INTERNALS"])
+    # the contract suite alone: the reference's internal tests and the kit's meta-tests live in their folders
+    ignores = '"--ignore=h2d_contracts/tests/reference", "--ignore=h2d_contracts/tests/meta"'
     text, n = re.subn(r'^(pytest_add_cli_args = \[.*)\]$', lambda m: f"{m.group(1)}, {ignores}]", text, count=1, flags=re.M)
     assert n == 1, "no pytest_add_cli_args line in [tool.mutmut]"
 py.write_text(text)
