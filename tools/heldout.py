@@ -24,13 +24,30 @@ import tempfile
 import time
 from pathlib import Path
 
+
 def run_one(kit: Path, bugs: Path, spec: str, seed: int) -> dict:
     with tempfile.TemporaryDirectory() as db:
         env = {**os.environ, "PYTHONPATH": f"{kit}:{bugs}", "HYPOTHESIS_STORAGE_DIRECTORY": db}
         # the contract suite only: against any target but the reference the plugin deselects tests/reference/
         # and tests/meta/ (they never call the target); no reproductions are verified (-x stops at the first failure)
-        cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-x", "-q", "-n", "0", "--h2d-verify=off",
-               f"--hypothesis-seed={seed}", f"--h2d-impl={spec}", "--h2d-xfails=none", "-o", "addopts=", "tests"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-x",
+            "-q",
+            "-n",
+            "0",
+            "--h2d-verify=off",
+            f"--hypothesis-seed={seed}",
+            f"--h2d-impl={spec}",
+            "--h2d-xfails=none",
+            "-o",
+            "addopts=",
+            "tests",
+        ]
         t0 = time.monotonic()
         proc = subprocess.run(cmd, cwd=kit, env=env, capture_output=True, text=True, timeout=900)
         wall = time.monotonic() - t0
@@ -39,7 +56,13 @@ def run_one(kit: Path, bugs: Path, spec: str, seed: int) -> dict:
     first = failed[0] if failed else None
     if first is None and proc.returncode not in (0, 1):
         first = f"<pytest exit {proc.returncode}>: " + out.strip().splitlines()[-1][:200] if out.strip() else ""
-    return {"seed": seed, "caught": proc.returncode != 0, "rc": proc.returncode, "first_failure": first, "wall_s": round(wall, 1)}
+    return {
+        "seed": seed,
+        "caught": proc.returncode != 0,
+        "rc": proc.returncode,
+        "first_failure": first,
+        "wall_s": round(wall, 1),
+    }
 
 
 def main() -> None:
@@ -57,7 +80,14 @@ def main() -> None:
         spec = f"{args.package}.{name}:target"
         results[name] = [run_one(Path(args.kit), bugs, spec, s) for s in args.seeds]
         row = results[name]
-        print(name, " ".join(f"seed {r['seed']}: {'caught' if r['caught'] else 'MISSED'} ({r['first_failure']}, {r['wall_s']} s)" for r in row), flush=True)
+        print(
+            name,
+            " ".join(
+                f"seed {r['seed']}: {'caught' if r['caught'] else 'MISSED'} ({r['first_failure']}, {r['wall_s']} s)"
+                for r in row
+            ),
+            flush=True,
+        )
         Path(args.out).write_text(json.dumps(results, indent=1))
     caught = {s: sum(results[n][i]["caught"] for n in names) for i, s in enumerate(args.seeds)}
     print("caught per seed:", {s: f"{c}/{len(names)}" for s, c in caught.items()})
