@@ -352,7 +352,7 @@ def _row_count(n: Any, capacity: int) -> int:
 
 @check("buffer")
 def check_copy_to_gpu(
-    target: Target, spec: dict[str, Any], device: torch.device, n: int | None, values: torch.Tensor
+    target: Target, spec: dict[str, Any], device: torch.device, n: int | np.integer[Any] | None, values: torch.Tensor
 ) -> None:
     """buffer: on a fresh buffer of ``spec``, ``copy_to_gpu(n)`` copies exactly rows ``[0, n)`` of ``values`` (written to ``.cpu``),
     returns the ``n``-row view of ``.gpu`` and leaves its other rows as they were."""
@@ -394,7 +394,7 @@ def check_copy_to_gpu(
 
 @check("buffer")
 def check_copy_to_cpu(
-    target: Target, spec: dict[str, Any], device: torch.device, n: int | None, values: torch.Tensor
+    target: Target, spec: dict[str, Any], device: torch.device, n: int | np.integer[Any] | None, values: torch.Tensor
 ) -> None:
     """buffer: on a fresh buffer of ``spec``, ``copy_to_cpu(n)`` mirrors copy_to_gpu: after the documented wait rows ``[0, n)``
     of ``.cpu`` hold ``values`` (written to ``.gpu``), the rest untouched, and the ``n``-row view of ``.cpu`` is returned."""
@@ -627,6 +627,7 @@ def buffer_state_machine(
 
     class BufferMachine(RuleBasedStateMachine):
         model: Any = None
+        ops: list[tuple[Any, ...]]
 
         @initialize(spec=specs)
         def create(self, spec: dict[str, Any]) -> None:

@@ -40,7 +40,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: thread ident -> the checks running in that thread, innermost last (a dict, not a threading.local: a
 #: timer thread reads the main thread's stack to name the call a hung test was making).
-_STACKS: dict[int, list[Any]] = {}
+_STACKS: dict[int, list[_Frame]] = {}
 
 #: check name -> its catalogue id, filled by :func:`check` (what a test calling it exercises).
 CHECKS: dict[str, str] = {}

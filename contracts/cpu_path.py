@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import h2d_contracts.strategies as hs
 import torch
@@ -50,7 +50,7 @@ def check_cpu_path_agrees(target: Target, data: Any, kwargs: dict[str, Any]) -> 
         raw_storage(kw_main["out"]) if has_bytes(kwargs.get("out")) else None
     )  # a sparse, nested or meta out has none
     main = _outcome(target.async_tensor_h2d, data, kw_main)
-    cpu = _outcome(target.cpu_variant, data_cpu, kw_cpu)
+    cpu = _outcome(cast("Callable[..., torch.Tensor]", target.cpu_variant), data_cpu, kw_cpu)  # required above
     if main[0] == "raised" or cpu[0] == "raised":
         if main[0] != cpu[0]:
             who = "the main path" if main[0] == "raised" else "the CPU variant"

@@ -107,7 +107,8 @@ def _summary(flat: np.ndarray) -> str:
     if flat.dtype.kind in "biuf":
         with np.errstate(all="ignore"):
             extra = f", min {literal(np.nanmin(flat).item()) if flat.dtype.kind != 'b' else bool(flat.min())}, max {literal(np.nanmax(flat).item()) if flat.dtype.kind != 'b' else bool(flat.max())}"
-    crc = zlib.crc32(np.ascontiguousarray(flat).view(np.uint8))
+    # an ndarray is a buffer; numpy's stubs declare ndarray.__buffer__ only for Python >= 3.12
+    crc = zlib.crc32(np.ascontiguousarray(flat).view(np.uint8))  # type: ignore[arg-type]
     return f"<{flat.size} elements of {flat.dtype.str}: first {head}, last {tail}{extra}, crc32 0x{crc:08x}>"
 
 

@@ -659,7 +659,7 @@ def prop_multi_stream_table(target: Target, device: torch.device, **overrides: A
     """multi-stream: fixed interleavings (a table): a call on a busy side stream, then calls on an idle stream reusing staging memory."""
     require_device(target, device, "multi-stream")
     del overrides
-    kinds = [k for k in ("list", "ndarray", "tensor") if k in target.inputs]
+    kinds: list[str] = [k for k in ("list", "ndarray", "tensor") if k in target.inputs]
     if not kinds:
         raise NotApplicable(f"contract 'multi-stream': target {target.name!r} takes none of list, ndarray, tensor")
     slow = 20 if device.type == "cuda" else 0

@@ -612,7 +612,9 @@ def check_device_hygiene(target: Target, index: int, *, timeout_s: float = 240.0
         raise NotApplicable(
             f"device-hygiene loads the target in a fresh process by its --h2d-impl spec; target {target.name!r} has none"
         )
-    found = run_fresh("device-hygiene", _HYGIENE_SCRIPT, [target.spec, str(index)], "H2D-HYGIENE ", timeout_s=timeout_s)
+    found: dict[str, Any] = run_fresh(
+        "device-hygiene", _HYGIENE_SCRIPT, [target.spec, str(index)], "H2D-HYGIENE ", timeout_s=timeout_s
+    )
     calls = "; ".join(c for c, _ in found["steps"])
     touched = {
         j: (found["contexts"][j], found["allocated"][j])

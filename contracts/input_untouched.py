@@ -14,7 +14,7 @@ byte of their storage).
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import Any, cast
 
 import h2d_contracts.strategies as hs
 import numpy as np
@@ -85,7 +85,7 @@ def fingerprint(obj: Any) -> Any:
                 tuple(obj.shape),
                 None if dense is None else fingerprint(dense),
             )
-        meta = (
+        meta: tuple[Any, ...] = (
             obj.dtype,
             tuple(obj.shape),
             obj.stride(),
@@ -172,7 +172,7 @@ def _first_difference(before: Any, after: Any, path: str = "data") -> str:
             if where:
                 return where
     if before[0] == "ndarray" and after[0] == "ndarray":
-        names = ("dtype", "fields", "shape", "strides", "flags.writeable")
+        names: tuple[str, ...] = ("dtype", "fields", "shape", "strides", "flags.writeable")
         for name, b, a in zip(names, before[1], after[1]):
             if b != a:
                 return f"{path}.{name}: {a!r} instead of {b!r}"
@@ -290,11 +290,12 @@ class InputGuard:
             )
         if self.out is not None:
             after = raw_storage(self.out)
+            out_before = cast(torch.Tensor, self.out_before)  # taken in __init__ whenever out is set
             if valid:
-                changed = out_bytes_outside(self.out, self.out_before, after)
+                changed = out_bytes_outside(self.out, out_before, after)
                 what = "bytes of out's storage outside out's own elements"
             else:
-                changed = int((self.out_before != after).sum())
+                changed = int((out_before != after).sum())
                 what = "bytes of out's storage"
             if changed:
                 fail(contract, f"{outcome} changed {changed} {what}", got="written", expected="untouched", call=call)

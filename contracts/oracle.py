@@ -9,7 +9,7 @@ through a copied ``torch.from_numpy``, tensors through ``Tensor.to``. On valid i
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -41,16 +41,16 @@ def own_dtype(data: Any) -> torch.dtype:
 def resolve_dtype(data: Any, kwargs: dict[str, Any]) -> torch.dtype:
     """The resolution order of docs/reference.md: ``dtype=``, else ``out.dtype``, else the data's own."""
     if kwargs.get("dtype") is not None:
-        return kwargs["dtype"]
+        return cast(torch.dtype, kwargs["dtype"])
     if kwargs.get("out") is not None:
-        return kwargs["out"].dtype
+        return cast(torch.dtype, kwargs["out"].dtype)
     return own_dtype(data)
 
 
 def resolve_device(kwargs: dict[str, Any]) -> torch.device:
     """The device a call targets, with an explicit CUDA index (bare "cuda" = current device)."""
     if kwargs.get("out") is not None:
-        return kwargs["out"].device
+        return cast(torch.device, kwargs["out"].device)
     dev = kwargs["device"]
     dev = torch.device("cuda", dev) if isinstance(dev, int) else torch.device(dev)
     if dev.type == "cuda" and dev.index is None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -130,7 +130,8 @@ def check_resource_hygiene(
     inputs = [pair for pair in mixed_inputs(seed=1234) if in_domain(target, pair[0])]
     buf = None
     if "buffer" in target.capabilities:
-        buf = target.buffer_cls(4096, dtype=torch.int32, device=device, pin_memory=device.type == "cuda")
+        make_buffer = cast("Callable[..., Any]", target.buffer_cls)  # set: Target requires it with "buffer"
+        buf = make_buffer(4096, dtype=torch.int32, device=device, pin_memory=device.type == "cuda")
 
     def call(i: int) -> None:
         if buf is not None and i % 2:
@@ -219,7 +220,7 @@ def check_resource_hygiene_isolated(
         raise ContractViolation(
             "hygiene", message[len("[hygiene] ") :] if message.startswith("[hygiene] ") else message
         )
-    return found["readings"]
+    return cast("dict[str, int]", found["readings"])  # the child's JSON: its allocator readings, name -> bytes
 
 
 @check("concurrency")

@@ -13,7 +13,7 @@ import types
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 __all__ = [
     "ConformanceReport",
@@ -249,7 +249,7 @@ class ConformanceReport:
         if test["status"] in ("failed", "xfailed") and test["violations"]:
             if cid not in {v["contract"] for v in test["violations"]}:
                 return "failed on other contracts"
-        return test["status"]
+        return cast(str, test["status"])
 
     def find_problems(self) -> list[Problem]:
         """Group the failures into distinct problems: one per (contract, kind), in catalogue order, the most common first.

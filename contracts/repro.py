@@ -37,7 +37,7 @@ import zlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -125,7 +125,7 @@ def _is_plain_scalar(v: Any) -> bool:
     return type(v) in _PLAIN
 
 
-def _plain_copy(obj: list | tuple) -> list | tuple | None:
+def _plain_copy(obj: list[Any] | tuple[Any, ...]) -> list[Any] | tuple[Any, ...] | None:
     """A copy of a (nested) list or tuple holding only plain Python scalars, else None (``map(type)``: C speed)."""
     kinds = set(map(type, obj))
     if kinds <= _PLAIN:
@@ -338,7 +338,7 @@ def _same_plain(a: Any, b: Any) -> bool:
     if type(a) in (list, tuple):
         return len(a) == len(b) and all(map(_same_plain, a, b))
     if isinstance(a, float) and a != a:
-        return b != b
+        return cast(bool, b != b)  # b is a float too (same type as a)
     return bool(a == b)
 
 
@@ -471,13 +471,13 @@ class _Writer:
     def _host_bytes(self, r: _Region) -> bytes:
         if isinstance(r.data, torch.Tensor):
             r.data = r.data.cpu().numpy().tobytes()
-        return r.data
+        return cast(bytes, r.data)
 
     def _region_of(self, n: _Node) -> int | None:
         if n.kind == "tensor":
-            return n.info["region"]
+            return cast("int | None", n.info["region"])
         if n.kind == "ndarray":
-            return n.info[0]
+            return cast("int | None", n.info[0])
         return None
 
     def _all_nodes(self) -> list[_Node]:
@@ -536,7 +536,7 @@ class _Writer:
         if k == "class":
             module, qualname = n.info
             if module == "builtins":
-                return qualname
+                return cast(str, qualname)
             self.imports.add(module)
             return f"{module}.{qualname}"
         if k == "opaque":
@@ -648,7 +648,7 @@ class _Writer:
             return f"({inner},)" if len(value) == 1 else f"({inner})"
         return self._py(value)
 
-    def _plain_list(self, value: list | tuple) -> str:
+    def _plain_list(self, value: list[Any] | tuple[Any, ...]) -> str:
         """A list or tuple of Python scalars (nested or not): literally, by a verified constructor, or pickled."""
         leaves = _leaves(value, _LITERAL_LEAVES)
         if leaves <= _LITERAL_LEAVES:
@@ -817,7 +817,7 @@ def run_script(path: str, *, timeout_s: float = 300.0, env: dict[str, str] | Non
     line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(_MARK)), None)
     if line is None:
         return {"outcome": "error", "detail": f"exit {proc.returncode}: {proc.stderr[-2000:]}"}
-    return json.loads(line[len(_MARK) :])
+    return cast("dict[str, Any]", json.loads(line[len(_MARK) :]))  # the driver prints one JSON object
 
 
 def _forked(path: str, conn: Any) -> None:

@@ -402,7 +402,7 @@ def prop_sequence_steps(target: Target, device: torch.device, **overrides: Any) 
     """sequence: a fixed engine step loop: one persistent input of each kind refilled and uploaded ten times, whole and as a leading slice (a table)."""
     require_device(target, device, "sequence")
     del overrides  # deterministic: the same loop every run
-    kinds = [k for k in ("tensor", "ndarray", "list") if k in target.inputs]
+    kinds: list[str] = [k for k in ("tensor", "ndarray", "list") if k in target.inputs]
     if "buffer" in target.capabilities:
         kinds.append("buffer")
     if not kinds:

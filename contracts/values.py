@@ -11,6 +11,7 @@ process).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import h2d_contracts.strategies as hs
@@ -329,7 +330,8 @@ def prop_values_wide_numpy(target: Target, device: torch.device, **overrides: An
                 ),
                 label="dtype",
             )
-            hi = int(np.iinfo(np_dtype).max)
+            # kind "u" (checked above): an unsigned dtype; numpy's stubs cannot narrow a drawn dtype by its kind
+            hi = int(np.iinfo(np_dtype).max)  # type: ignore[type-var]
             if dtype is not None and not dtype.is_floating_point and dtype is not torch.bool:
                 hi = min(hi, torch.iinfo(dtype).max)
             ends = st.sampled_from(
@@ -413,7 +415,7 @@ TYPED_LEAVES = (
 #: Where a typed leaf sits: bare, alone or beside a Python number in a list or tuple, in a
 #: nested list or tuple, and first or last among 70 Python numbers (a scan that looks only at a
 #: prefix, a top-level list, or the first leaf misses it).
-TYPED_LEAF_PLACES = {
+TYPED_LEAF_PLACES: dict[str, Callable[[Any], Any]] = {
     "bare": lambda x: x,
     "[x]": lambda x: [x],
     "[1, x]": lambda x: [1, x],
@@ -484,21 +486,21 @@ def prop_values_autograd_and_default_dtype(target: Target, device: torch.device,
     previous = torch.get_default_dtype()
     torch.set_default_dtype(torch.float64)
     try:
-        for data in ([0.1], [[1.5, 2.0], [0.1, -3.0]], (0.1, 2.0), [1, 2.5], [1e300]):
-            rows.row(check_values, target, data, {"device": device})
+        for listed in ([0.1], [[1.5, 2.0], [0.1, -3.0]], (0.1, 2.0), [1, 2.5], [1e300]):
+            rows.row(check_values, target, listed, {"device": device})
             if with_out:
                 rows.row(
                     check_values,
                     target,
-                    data,
-                    {"out": torch.zeros(tuple(np.shape(data)), dtype=torch.float64, device=device)},
+                    listed,
+                    {"out": torch.zeros(tuple(np.shape(listed)), dtype=torch.float64, device=device)},
                 )
     finally:
         torch.set_default_dtype(previous)
     rows.finish()
 
 
-def _matrix_values(dtype: torch.dtype) -> list:
+def _matrix_values(dtype: torch.dtype) -> list[float]:
     """Values every source kind can carry that ``dtype`` represents, at its edges (float64 literals)."""
     if dtype is torch.bool:
         return [0.0, 1.0, 0.0, 2.5]
@@ -562,7 +564,9 @@ def prop_values_layouts(target: Target, device: torch.device, **overrides: Any) 
     for shape in LAYOUT_SHAPES:
         for dtype in (np.int32, np.float64, np.bool_):
             base = (np.arange(int(np.prod(shape)), dtype=np.int64).reshape(shape) % 7 + 1).astype(dtype)
-            sources = [hs.array_in_layout(base.copy(), layout) for layout in hs.ARRAY_LAYOUTS]
+            sources: list[np.ndarray | torch.Tensor] = [
+                hs.array_in_layout(base.copy(), layout) for layout in hs.ARRAY_LAYOUTS
+            ]
             sources += [
                 hs.tensor_in_layout(torch.from_numpy(base.copy()), layout, pinned=False) for layout in hs.TENSOR_LAYOUTS
             ]

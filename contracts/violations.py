@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unittest
-from typing import Any
+from typing import Any, NoReturn
 
 __all__ = [
     "ContractViolation",
@@ -87,7 +87,7 @@ def call_in_flight(frame: Any = None, thread: int | None = None) -> str | None:
     return current_call(frame, thread)
 
 
-def fail(contract: str, what: str, *, got: Any, expected: Any, call: str | None = None) -> None:
+def fail(contract: str, what: str, *, got: Any, expected: Any, call: str | None = None) -> NoReturn:
     """Raise :class:`ContractViolation` with the kit's message template."""
     __tracebackhide__ = True
     msg = f"{what}: got {got}, expected {expected}"

@@ -124,12 +124,12 @@ class CpuGpuBuffer:
         ):
             raise TypeError(f"n must be an int or None, got {n!r}")
         try:
-            n = operator.index(n)
+            rows = operator.index(n)
         except TypeError:
             raise TypeError(f"n must be an int or None, got {n!r}") from None
-        if not 0 <= n <= self.capacity:
-            raise IndexError(f"n={n} is outside [0, {self.capacity}] (the buffer's row capacity)")
-        return n
+        if not 0 <= rows <= self.capacity:
+            raise IndexError(f"n={rows} is outside [0, {self.capacity}] (the buffer's row capacity)")
+        return rows
 
     def copy_to_gpu(self, n: int | None = None) -> torch.Tensor:
         """Copy rows ``[0, n)`` of ``.cpu`` to ``.gpu`` with ``non_blocking=True``.

@@ -163,14 +163,18 @@ def _shares_memory(a: Any, b: torch.Tensor) -> bool:
     return alo < bhi and blo < ahi
 
 
-def _prepare(data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool):
+def _prepare(
+    data: Any, device: Any, dtype: Any, out: Any, *, cpu_only: bool
+) -> tuple[torch.Tensor, torch.dtype, torch.device]:
     """Validate every argument and return (source, target dtype, target device)."""
     check_dtype_arg(dtype)
     if out is not None:
         _check_out(out)
     if device is None and out is None:
         raise TypeError("a target is required: pass device=... or out=... (got neither)")
-    target = _resolve_device(device) if device is not None else None
+    # None only when out is given (neither raised above), and then out.device replaces it below: mypy cannot
+    # follow that; an ignore, not a cast, because a cast is a call on every copy's path
+    target: torch.device = _resolve_device(device) if device is not None else None  # type: ignore[assignment]
     if out is not None:
         out_device = out.device  # a CUDA tensor's device always carries its index
         if target is not None and target != out_device:
@@ -561,7 +565,7 @@ def _async_h2d(
     data: Any,
     device: Any,
     dtype: Any,
-    out: Any,
+    out: torch.Tensor | None,
     *,
     min_block: int = _staging.MIN_BLOCK_BYTES,
     small_max: int = _staging.SMALL_MAX_BYTES,

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 import torch
@@ -26,16 +26,18 @@ from hypothesis.errors import InvalidArgument
 from ._dtypes import NUMPY_OF
 
 Check = Callable[[str, Any], Any]
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 
-def eager(**checks: Check) -> Callable[[Callable[..., st.SearchStrategy]], Callable[..., st.SearchStrategy]]:
+def eager(**checks: Check) -> Callable[[Callable[_P, st.SearchStrategy[_T]]], Callable[_P, st.SearchStrategy[_T]]]:
     """Decorator: run ``checks[name](name, value)`` on the bound arguments when the strategy is built."""
 
-    def deco(fn: Callable[..., st.SearchStrategy]) -> Callable[..., st.SearchStrategy]:
+    def deco(fn: Callable[_P, st.SearchStrategy[_T]]) -> Callable[_P, st.SearchStrategy[_T]]:
         sig = inspect.signature(fn)
 
         @functools.wraps(fn)
-        def build(*args: Any, **kwargs: Any) -> st.SearchStrategy:
+        def build(*args: _P.args, **kwargs: _P.kwargs) -> st.SearchStrategy[_T]:
             try:
                 bound = sig.bind(*args, **kwargs)
             except TypeError as exc:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -67,7 +68,7 @@ def _poisoned(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) 
 )
 @st.composite
 def out_buffers(
-    draw: Any,
+    draw: st.DrawFn,
     shape: tuple[int, ...],
     dtype: torch.dtype,
     device: torch.device,
@@ -107,7 +108,7 @@ def out_in_layout(shape: tuple[int, ...], dtype: torch.dtype, device: torch.devi
 
 @_v.eager(shape=_v.shape(optional=False, strategy=False), broadcastable=_v.boolean(optional=True))
 @st.composite
-def wrong_shapes(draw: Any, shape: tuple[int, ...], *, broadcastable: bool | None = None) -> tuple[int, ...]:
+def wrong_shapes(draw: st.DrawFn, shape: tuple[int, ...], *, broadcastable: bool | None = None) -> tuple[int, ...]:
     """Shapes different from ``shape``; with ``broadcastable=True`` ones ``shape`` broadcasts to.
 
     Broadcastable wrong shapes (``(4,)`` for data of shape ``(1,)`` or ``()``, ``(2, 3)``
@@ -159,7 +160,7 @@ def _target_dtypes_for(data_dtype: torch.dtype | None) -> list[torch.dtype]:
 )
 @st.composite
 def h2d_calls(
-    draw: Any,
+    draw: st.DrawFn,
     device: torch.device,
     *,
     kinds: tuple[str, ...] = ("list", "ndarray", "tensor", "list-of-arrays"),
@@ -197,7 +198,8 @@ def h2d_calls(
         kwargs["dtype"] = target
     if use_out:
         data_shape = tuple(np.shape(data)) if not isinstance(data, torch.Tensor) else tuple(data.shape)
-        kwargs["out"] = draw(out_buffers(data_shape, target, device, kind=out_kind), label="out")
+        out_dtype = cast(torch.dtype, target)  # drawn above whenever use_out
+        kwargs["out"] = draw(out_buffers(data_shape, out_dtype, device, kind=out_kind), label="out")
     if pass_device is None:
         pass_device = draw(st.booleans(), label="pass device") if use_out else True
     if pass_device or not use_out:
@@ -220,7 +222,7 @@ def _device_spellings(device: torch.device) -> list[Any]:
 
 @_v.eager(max_rows=_v.integer(), numpy_only=_v.boolean())
 @st.composite
-def buffer_specs(draw: Any, *, max_rows: int = 8, numpy_only: bool = False) -> dict[str, Any]:
+def buffer_specs(draw: st.DrawFn, *, max_rows: int = 8, numpy_only: bool = False) -> dict[str, Any]:
     """Keyword sets for ``CpuGpuBuffer(*size, dtype=..., pin_memory=..., with_numpy=...)``.
 
     Returns a dict with ``size`` (a tuple, rows first, 0 rows allowed), ``dtype``,
@@ -243,7 +245,7 @@ def buffer_specs(draw: Any, *, max_rows: int = 8, numpy_only: bool = False) -> d
 
 
 @_v.eager(capacity=_v.integer(), valid=_v.boolean(optional=True))
-def row_counts(capacity: int, *, valid: bool | None = None) -> st.SearchStrategy[int | None]:
+def row_counts(capacity: int, *, valid: bool | None = None) -> st.SearchStrategy[int | np.integer[Any] | None]:
     """``n`` values for ``copy_to_gpu(n)`` / ``copy_to_cpu(n)``.
 
     - valid=True: None or ``0..capacity``, as a Python int or a numpy integer (engines
@@ -316,7 +318,7 @@ def value_case(kind: str, carrier: str, n: int, pick: int = 0) -> tuple[Any, tor
     ``pick`` chooses among the kind's variants (target dtype, source dtype) deterministically.
     """
 
-    def carry(values: list, np_dtype: Any, t_dtype: torch.dtype) -> Any:
+    def carry(values: list[Any], np_dtype: Any, t_dtype: torch.dtype | None) -> Any:
         if carrier == "list":
             return values
         if carrier == "scalar":
@@ -347,7 +349,7 @@ def value_case(kind: str, carrier: str, n: int, pick: int = 0) -> tuple[Any, tor
         reals = (torch.float32, torch.float64, torch.int32, torch.int64)
         return carry([1 + 2j] * n, np.complex128, torch.complex64), reals[pick % len(reals)]
     if kind == "negative-into-unsigned":
-        targets = UNSIGNED_WIDE_DTYPES or (torch.uint8,)
+        targets: Sequence[torch.dtype] = UNSIGNED_WIDE_DTYPES or (torch.uint8,)
         if pick % 2:
             return carry([-1.0] * n, np.float64, torch.float32), targets[pick % len(targets)]
         return carry([-1] * n, np.int64, torch.int64), targets[pick % len(targets)]
@@ -409,13 +411,13 @@ def _bad_kinds(where: str, value: Any) -> Any:
     return _v.some_of(tuple(sorted(BAD_INPUT_KINDS)), optional=True)(where, value)
 
 
-def _gen():
+def _gen() -> Iterator[int]:
     yield from range(3)
 
 
 @_v.eager(device=_v.device(), kinds=_bad_kinds)
 @st.composite
-def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None = None) -> BadInput:
+def bad_inputs(draw: st.DrawFn, device: torch.device, *, kinds: tuple[str, ...] | None = None) -> BadInput:
     """Calls that must raise a documented exception, with an ``out`` to check stays untouched.
 
     Every kind of the catalogue's bad-input row, each with the exception type the
@@ -465,7 +467,7 @@ def bad_inputs(draw: Any, device: torch.device, *, kinds: tuple[str, ...] | None
         route = draw(st.sampled_from(ROUTES), label="route")
         pick = draw(st.integers(0, 7), label="variant")
         data, dt = value_case(kind, carrier, n, pick)
-        kwargs = (
+        kwargs: dict[str, Any] = (
             {"out": out_for(() if carrier == "scalar" else (n,), dt)}
             if route == "out"
             else {"dtype": dt, "device": device}

@@ -17,7 +17,7 @@ values. Two things had to be written here because no library strategy does them:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -152,7 +152,7 @@ def set_bits(values: torch.Tensor, index: int, bits: int) -> None:
     values.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[values.element_size()]).reshape(-1)[index] = signed
 
 
-def _with_specials(draw: Any, values: torch.Tensor) -> torch.Tensor:
+def _with_specials(draw: st.DrawFn, values: torch.Tensor) -> torch.Tensor:
     """Overwrite up to three elements of ``values`` (contiguous, a float dtype) with special bit patterns."""
     specials = _SPECIAL_BITS.get(values.dtype)
     if specials is None or values.numel() == 0:
@@ -168,7 +168,7 @@ def _with_specials(draw: Any, values: torch.Tensor) -> torch.Tensor:
 
 @st.composite
 def tensor_values(
-    draw: Any, dtype: torch.dtype, shape: tuple[int, ...], target: torch.dtype | None = None
+    draw: st.DrawFn, dtype: torch.dtype, shape: tuple[int, ...], target: torch.dtype | None = None
 ) -> torch.Tensor:
     """A contiguous CPU tensor of ``dtype`` and ``shape`` (a fixed shape) whose values ``target`` represents (None: any).
 
@@ -189,7 +189,9 @@ def tensor_values(
         # Float source, integer target: integral parts in range plus a fraction, drawn as
         # float64 and rounded to the source dtype by torch (hnp.arrays refuses lossy casts).
         lo, hi = domain
-        elements = st.builds(lambda i, f: float(i) + f, st.integers(lo, hi), st.floats(-0.999, 0.999))
+        elements: st.SearchStrategy[Any] | None = st.builds(
+            lambda i, f: float(i) + f, st.integers(lo, hi), st.floats(-0.999, 0.999)
+        )
         arr = draw(hnp.arrays(np.float64, shape, elements=elements), label="values")
         return _make_valid(torch.from_numpy(np.ascontiguousarray(arr)).to(dtype), target)
     elements = st.integers(*domain) if domain is not None else None
@@ -246,7 +248,7 @@ def _tensor_layout(values: torch.Tensor, layout: str, pinned: bool) -> torch.Ten
 )
 @st.composite
 def cpu_tensors(
-    draw: Any,
+    draw: st.DrawFn,
     dtype: torch.dtype | st.SearchStrategy[torch.dtype] | None = None,
     shape: tuple[int, ...] | st.SearchStrategy[tuple[int, ...]] | None = None,
     *,
@@ -341,7 +343,7 @@ def array_in_layout(arr: np.ndarray, layout: str) -> np.ndarray:
 )
 @st.composite
 def numpy_arrays(
-    draw: Any,
+    draw: st.DrawFn,
     dtype: torch.dtype | st.SearchStrategy[torch.dtype] | None = None,
     shape: tuple[int, ...] | st.SearchStrategy[tuple[int, ...]] | None = None,
     *,
@@ -382,13 +384,13 @@ def numpy_arrays(
 )
 @st.composite
 def nested_lists(
-    draw: Any,
+    draw: st.DrawFn,
     kind: str | None = None,
     shape: tuple[int, ...] | st.SearchStrategy[tuple[int, ...]] | None = None,
     *,
     target_dtype: torch.dtype | None = None,
     containers: str | None = None,
-) -> list | tuple:
+) -> list[Any] | tuple[Any, ...]:
     """Rectangular nested Python lists of ``bool``, ``int`` or ``float`` (at least 1-D).
 
     - kind: "bool", "int" or "float" (None draws one). Ints span int64 unless
@@ -421,7 +423,8 @@ def nested_lists(
         items = [convert(v, depth + 1) for v in value]
         return tuple(items) if levels[depth] else items
 
-    return convert(nested, 0)
+    # the top level is a list, so convert returns a container (its leaves are Any)
+    return cast("list[Any] | tuple[Any, ...]", convert(nested, 0))
 
 
 #: A target's input kinds (``contracts.targets.INPUT_KINDS``) -> the :data:`HOST_KINDS` that draw them.
@@ -455,7 +458,7 @@ def domain_kinds(inputs: frozenset[str] | None, kinds: tuple[str, ...]) -> tuple
 @_v.eager(kinds=_v.some_of(HOST_KINDS), target_dtype=_v.dtype(), pinned=_pinned_arg, shape=_v.shape(), dtype=_v.dtype())
 @st.composite
 def host_data(
-    draw: Any,
+    draw: st.DrawFn,
     *,
     kinds: tuple[str, ...] = ("list", "ndarray", "tensor"),
     target_dtype: torch.dtype | None = None,
@@ -483,10 +486,16 @@ def host_data(
         if fixed is not None and len(fixed) < 2:
             kind = "list"
         else:
+            # not fixed: shape is None or a strategy
             whole = (
                 fixed
                 if fixed is not None
-                else draw(shapes(min_dims=2) if shape is None else shape.filter(lambda s: len(s) >= 2), label="shape")
+                else draw(
+                    shapes(min_dims=2)
+                    if shape is None
+                    else cast("st.SearchStrategy[tuple[int, ...]]", shape).filter(lambda s: len(s) >= 2),
+                    label="shape",
+                )
             )
             np_dtype = dtype if dtype in NUMPY_OF else draw(st.sampled_from(list(NUMPY_OF)), label="array dtype")
             rows = [

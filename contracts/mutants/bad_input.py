@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from h2d_contracts.h2d_impl import _host as H  # noqa: PLC2701 - a mutant is the reference with one change: white-box
@@ -15,7 +17,7 @@ from .base import mutant, parsed_device, reference_target
 def dtype_not_from_out() -> Target:
     """dtype not taken from out: data built in its own dtype, then copied into out, so [2**40] wraps in an int32 out."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if out is None or dtype is not None:
             return R.async_tensor_h2d(data, device, dtype, out)
         built = R.async_tensor_h2d(data, device=out.device)
@@ -30,7 +32,7 @@ def dtype_not_from_out() -> Target:
 def partial_write_before_error() -> Target:
     """writes into out before validating values: a failing call (NaN into int) leaves out half-written."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if out is not None and not isinstance(data, (str, bytes)):
             try:
                 source, _ = H.as_source_tensor(data)
@@ -47,7 +49,7 @@ def partial_write_before_error() -> Target:
 def nan_into_int_unchecked() -> Target:
     """float -> integer conversion without the NaN/inf/range check: NaN becomes INT_MIN (garbage) silently."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         try:
             return R.async_tensor_h2d(data, device, dtype, out)
         except ValueError as exc:
@@ -65,7 +67,7 @@ def nan_into_int_unchecked() -> Target:
 def tensor_into_out_unchecked() -> Target:
     """a tensor written into ``out`` skips the range/NaN check (``out.copy_(data)``): ``torch.tensor([2**40])`` into an int32 out wraps to 0."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if isinstance(data, torch.Tensor) and out is not None and (dtype is None or dtype == out.dtype):
             try:
                 return R.async_tensor_h2d(data, device, dtype, out)
@@ -83,7 +85,7 @@ def int64_range_check_misses_2_63() -> Target:
     """the float -> int64 range check compares with ``float(iinfo.max)``, which rounds to 2**63, so
     exactly 2.0**63 passes and wraps to INT64_MIN instead of raising ValueError."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         target_dtype = dtype if dtype is not None else (out.dtype if out is not None else None)
         if target_dtype is torch.int64 and not isinstance(data, torch.Tensor):
             arr = np.asarray(data) if isinstance(data, (list, tuple, np.ndarray)) else None
@@ -106,7 +108,7 @@ def overlap_check_on_raw_data() -> Target:
     """the out/data overlap check looks at ``data`` itself, which only understands tensors, so an
     ndarray view of out's own memory is not refused: the copy writes through it into the caller's array."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if (
             isinstance(data, np.ndarray)
             and isinstance(out, torch.Tensor)
@@ -125,7 +127,7 @@ def refusals_name_no_argument() -> Target:
     """every refusal keeps its exception type but says only "invalid input": the caller cannot tell which argument is at
     fault (as mutmut's mutants that replace a message by None do)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         try:
             return R.async_tensor_h2d(data, device, dtype, out)
         except (ValueError, TypeError) as exc:
@@ -140,7 +142,7 @@ def uint64_checked_through_int64() -> Target:
     2**63 or more wraps negative and passes as an int64: ``np.array([2**63], np.uint64)`` into int64 becomes -2**63
     (int64 holds every other integer dtype's values, so widening through it looks safe)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         target_dtype = dtype if dtype is not None else (out.dtype if out is not None else None)
         u64 = getattr(torch, "uint64", None)
         src = (
@@ -163,7 +165,7 @@ def device_index_bound_off_by_one() -> Target:
     """``cuda:<device_count>`` passes the index check (``index <= count``) and fails later inside torch with its own
     RuntimeError, which names no argument (mutmut ``_resolve_device`` 35)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         dev = parsed_device(device)
         count = torch.cuda.device_count()
         if count and isinstance(dev, torch.device) and dev.type == "cuda" and dev.index == count:
@@ -178,7 +180,7 @@ def device_index_refusals_unnamed() -> Target:
     """a negative device index or a CPU index other than 0 is refused with a bare ValueError that names no argument
     (mutmut ``_resolve_device`` 11 and 20: the message became None)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if isinstance(device, (int, np.integer)) and not isinstance(device, bool) and device < 0:
             raise ValueError()
         dev = parsed_device(device)

@@ -8,7 +8,7 @@ than the copy's.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -25,7 +25,7 @@ def every_input_kept_alive() -> Target:
     """every host tensor and array passed in is appended to a list "until its copy is done", and the list is never pruned: one retained input per call."""
     kept: list[Any] = []
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: Any = None) -> torch.Tensor:
         if not isinstance(data, list):
             kept.append(data)
         return R.async_tensor_h2d(data, device, dtype, out)
@@ -51,7 +51,7 @@ def tensor_memo_by_address() -> Target:
     """uploads of host tensors are memoised by (data pointer, version counter, shape, dtype): a fresh tensor the allocator places at a freed one's address, filled once, hits the stale entry."""
     memo: dict[Any, torch.Tensor] = {}
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: Any = None) -> torch.Tensor:
         if isinstance(data, torch.Tensor) and out is None and data.numel():
             key = (data.data_ptr(), data._version, tuple(data.shape), data.dtype, dtype, str(device))
             hit = memo.get(key)
@@ -118,7 +118,7 @@ def pinned_ndarray_read_in_place() -> Target:
             want = dtype if dtype is not None else out.dtype if out is not None else source.dtype
             if source.is_pinned() and source.dtype == want and (out is not None or device is not None):
                 if out is not None and tuple(out.shape) == tuple(source.shape) and out.device.type == "cuda":
-                    return out.copy_(source, non_blocking=True)
+                    return cast(torch.Tensor, out.copy_(source, non_blocking=True))
                 if out is None and torch.device(device).type == "cuda":
                     return source.to(device, non_blocking=True)
         return R.async_tensor_h2d(data, device, dtype, out)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import torch
@@ -18,7 +19,7 @@ _STAGING: dict[str, torch.Tensor] = {}
 class SliceNotAdvanced(_P.StagingPool):
     """The open chunk's offset is never advanced: every small call stages into the same bytes."""
 
-    def small_tensor(self, shape, dtype, nbytes):
+    def small_tensor(self, shape: torch.Size, dtype: torch.dtype, nbytes: int) -> torch.Tensor:
         off = self.open_off
         result = super().small_tensor(shape, dtype, nbytes)
         if result.numel() and self.open is not None and self.open_off > off:
@@ -29,7 +30,7 @@ class SliceNotAdvanced(_P.StagingPool):
 class ChunkReusedBeforeDone(_P.StagingPool):
     """``take`` hands out the oldest queued block without asking its completion event."""
 
-    def take(self, want: int = 0):
+    def take(self, want: int = 0) -> _P._Chunk:
         if self.clock is not None and self._inflight:
             chunk = self._inflight.popleft()
             chunk.stream = self.clock.current_stream()
@@ -39,9 +40,9 @@ class ChunkReusedBeforeDone(_P.StagingPool):
 
 
 def _with_pools(cls: type) -> Callable[..., torch.Tensor]:
-    pools: dict = {}
+    pools: dict[tuple[torch.device, int, bool, bool], _P.StagingPool] = {}
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         saved = dict(_P._POOLS)
         _P._POOLS.clear()
         _P._POOLS.update(pools)
@@ -63,7 +64,7 @@ def copy_to_cpu_synchronizing() -> Target:
     """copy_to_cpu(n) without non_blocking (a plain ``.copy_``): the host waits for all queued device work at every step."""
 
     class B(ReferenceBuffer):
-        def copy_to_cpu(self, n=None):
+        def copy_to_cpu(self, n: int | None = None) -> torch.Tensor:
             n = self._rows(n)
             if n is None:
                 return self.cpu.copy_(self.gpu)
@@ -76,7 +77,7 @@ def copy_to_cpu_synchronizing() -> Target:
 def pageable_tensor_not_staged() -> Target:
     """an unpinned tensor is copied straight from pageable memory: `data.to(device, non_blocking=True)` blocks the host."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if isinstance(data, torch.Tensor) and data.device.type == "cpu" and not data.is_pinned():
             source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
             if target.type == "cuda":
@@ -94,7 +95,7 @@ def pageable_tensor_not_staged() -> Target:
 def pageable_ndarray_not_staged() -> Target:
     """a numpy array goes through torch.from_numpy(...).to(device, non_blocking=True): a pageable DMA."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if isinstance(data, np.ndarray):
             source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
             if target.type == "cuda":
@@ -112,7 +113,7 @@ def pageable_ndarray_not_staged() -> Target:
 def strided_pinned_view_not_staged() -> Target:
     """any pinned tensor skips staging, even a column slice: torch then makes a pageable contiguous copy and blocks."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if isinstance(data, torch.Tensor) and data.device.type == "cpu" and data.is_pinned():
             source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
             if target.type == "cuda" and source.dtype == dtype_:
@@ -126,7 +127,7 @@ def strided_pinned_view_not_staged() -> Target:
 def pinned_input_restaged() -> Target:
     """already pinned inputs are copied into a new pinned buffer again (wasted allocation and bandwidth)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if isinstance(data, torch.Tensor) and data.device.type == "cpu" and data.is_pinned():
             data = data.clone().pin_memory() if data.numel() else data.clone()
         return R.async_tensor_h2d(data, device, dtype, out)
@@ -138,7 +139,7 @@ def pinned_input_restaged() -> Target:
 def reused_staging_buffer() -> Target:
     """one persistent pinned staging buffer, reused by the next call without waiting for the queued copy (a race)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
         if target.type != "cuda":
             return R.async_tensor_h2d(data, device, dtype, out)
@@ -157,7 +158,7 @@ def reused_staging_buffer() -> Target:
 def copy_on_default_stream() -> Target:
     """the copy is enqueued on the default stream, not the caller's current stream (no ordering with its work)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         target = (
             out.device
             if out is not None
@@ -177,7 +178,7 @@ def copy_on_default_stream() -> Target:
 def synchronizing_copy() -> Target:
     """the staged copy is followed by a stream synchronize ("to be safe"): every call waits for all queued work."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         result = R.async_tensor_h2d(data, device, dtype, out)
         if result.device.type == "cuda":
             torch.cuda.current_stream(result.device).synchronize()
@@ -190,7 +191,7 @@ def synchronizing_copy() -> Target:
 def device_index_ignored() -> Target:
     """the device index is dropped ("cuda:1" -> "cuda"): data lands on the current device."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if device is not None and out is None:
             dev = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
             if dev.type == "cuda":
@@ -205,7 +206,7 @@ def completion_event_on_current_device() -> Target:
     """a completion event is recorded on ``torch.cuda.current_stream()`` (the current device's, not the target's): a call aimed
     at cuda:1 creates a CUDA context on cuda:0, so every worker process of a multi-GPU server holds memory on GPU 0."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         result = R.async_tensor_h2d(data, device, dtype, out)
         if result.device.type == "cuda":
             torch.cuda.current_stream().record_event()
@@ -219,7 +220,7 @@ def dense_rule_two_dims_only() -> Target:
     """the density rule holds for two dimensions only (``expected = size`` for ``expected *= size``): a pinned tensor
     dense in a permutation of three or more dimensions (sides >= 2) is staged again (mutmut ``_dense`` 13)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if (
             isinstance(data, torch.Tensor)
             and data.device.type == "cpu"
@@ -241,7 +242,7 @@ def permuted_pinned_blocking_copy() -> Target:
     """a pinned tensor dense in a permutation (``.t()``) is DMA'd as it lies with a blocking ``.to(device)``: the host
     waits for the stream (mutmut ``_to_device`` 28/29: ``non_blocking=True`` dropped)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if (
             isinstance(data, torch.Tensor)
             and data.device.type == "cpu"
@@ -263,10 +264,10 @@ def buffer_full_copy_blocking() -> Target:
     ``copy_to_gpu`` 8, ``copy_to_cpu`` 8: ``non_blocking=False``); with ``n`` they are the reference's."""
 
     class B(ReferenceBuffer):
-        def copy_to_gpu(self, n=None):
+        def copy_to_gpu(self, n: int | None = None) -> torch.Tensor:
             return self.gpu.copy_(self.cpu) if n is None else super().copy_to_gpu(n)
 
-        def copy_to_cpu(self, n=None):
+        def copy_to_cpu(self, n: int | None = None) -> torch.Tensor:
             return self.cpu.copy_(self.gpu) if n is None else super().copy_to_cpu(n)
 
     return reference_target("buffer_full_copy_blocking", buffer_cls=B)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import torch
 from h2d_contracts.h2d_impl import h2d as R
 
 from ..targets import Target
@@ -13,7 +16,7 @@ from .base import mutant, reference_target
 def byteswap_in_place() -> Target:
     """a non-native byte order (``>i4``) is fixed in place on the caller's array (``byteswap(inplace=True)``): the caller's values turn to garbage."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if (
             isinstance(data, np.ndarray)
             and not data.dtype.isnative
@@ -30,7 +33,7 @@ def byteswap_in_place() -> Target:
 def int_list_padded_in_place() -> Target:
     """a 1-D int list is padded to a multiple of 8 in place (``data += [0] * pad``) "for alignment": the caller's list grows."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if type(data) is list and data and all(type(v) is int for v in data) and len(data) % 8 and out is None:
             n = len(data)
             data += [0] * (-n % 8)

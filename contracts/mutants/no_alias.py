@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from h2d_contracts.h2d_impl import _host as H  # noqa: PLC2701 - a mutant is the reference with one change: white-box
@@ -15,7 +17,7 @@ from .base import mutant, reference_target
 def cpu_result_aliases_input() -> Target:
     """the CPU path returns a view of its input (torch.from_numpy / the tensor itself) when no conversion is needed."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if out is None and device is not None and torch.device(device).type == "cpu":
             source, own = H.as_source_tensor(data)
             if (dtype or own) == source.dtype:
@@ -29,7 +31,7 @@ def cpu_result_aliases_input() -> Target:
 def cpu_variant_returns_caller_memory() -> Target:
     """the CPU-platform variant returns ``torch.as_tensor(data)`` when no conversion is needed: the caller's own memory, not a copy."""
 
-    def cpu(data, device=None, dtype=None, out=None):
+    def cpu(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if out is None and isinstance(data, (np.ndarray, torch.Tensor)):
             shared = torch.as_tensor(data) if not isinstance(data, np.ndarray) or data.dtype.isnative else None
             if shared is not None and (dtype is None or dtype == shared.dtype) and device is not None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import torch
 from h2d_contracts.h2d_impl import h2d as R
 
 from ..targets import Target
@@ -12,7 +15,7 @@ from .base import mutant, reference_target
 def validation_by_assert() -> Target:
     """checks live in `assert` (as in vLLM): AssertionError instead of TypeError, and under python -O no check at all."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         assert device is not None or out is not None, "device or out is required"
         if out is not None:
             assert dtype is None or dtype == out.dtype, "dtype must match out.dtype"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from h2d_contracts.h2d_impl import _host as H  # noqa: PLC2701 - a mutant is the reference with one change: white-box
 from h2d_contracts.h2d_impl import h2d as R
@@ -14,7 +16,7 @@ from .base import mutant, reference_target
 def broadcast_into_out() -> Target:
     """out accepts a broadcastable shape: `out.copy_(src)` broadcasts [1] into a (4,) buffer (vLLM model, no shape check)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         try:
             return R.async_tensor_h2d(data, device, dtype, out)
         except ValueError as exc:
@@ -31,7 +33,7 @@ def zero_copy_ignores_out() -> Target:
     """a pinned dense tensor of out's dtype (the zero-copy path) is DMA'd into a new tensor; out is neither written
     nor returned (mutmut ``_to_device`` 11: ``if out is not None`` became ``... and False``)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if out is not None and isinstance(data, torch.Tensor):
             source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
             if target.type == "cuda" and R._zero_copy_ok(data, source, dtype_):

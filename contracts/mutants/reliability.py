@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 from h2d_contracts.h2d_impl import h2d as R
 
@@ -21,7 +23,7 @@ _IN_FLIGHT: list[torch.Tensor] = []
 def shared_scratch_buffer() -> Target:
     """the host path reuses one module-level scratch tensor with no lock: concurrent callers read each other's data."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
         nbytes = source.numel() * dtype_.itemsize
         scratch = _SCRATCH.get("buf")
@@ -39,7 +41,7 @@ def shared_scratch_buffer() -> Target:
 def results_kept_alive() -> Target:
     """a debugging cache left in: every result is appended to a module-level list, so device memory grows per call."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         result = R.async_tensor_h2d(data, device, dtype, out)
         _KEPT.append(result)
         return result
@@ -52,7 +54,7 @@ def staging_blocks_never_released() -> Target:
     """the list that keeps each call's pinned staging block alive until its copy completes is never pruned: pinned host
     memory still referenced grows by one block per call (a fixed 4 KiB block here, as a staging ring's bookkeeping would hold)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         result = R.async_tensor_h2d(data, device, dtype, out)
         if result.device.type == "cuda":
             _IN_FLIGHT.append(torch.empty(4096, dtype=torch.uint8, pin_memory=True))

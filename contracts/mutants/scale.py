@@ -30,7 +30,7 @@ def _numel(data: Any) -> int:
 def long_int_list_through_float32() -> Target:
     """flat int lists longer than 65,536 elements are converted through float32 (a "fast path" for big lists): ints past 2**24 lose bits."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if isinstance(data, list) and len(data) > 65536 and isinstance(data[0], int) and not isinstance(data[0], bool):
             target = dtype or (out.dtype if out is not None else torch.int64)
             data = torch.tensor(np.asarray(data, dtype=np.float32)).to(target)
@@ -43,7 +43,7 @@ def long_int_list_through_float32() -> Target:
 def large_permuted_tensor_keeps_strides() -> Target:
     """a dense permuted tensor of more than 2,048 elements is copied with ``.to(device, copy=True)``, which keeps its strides: the result is not contiguous."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if (
             out is None
             and isinstance(data, torch.Tensor)
@@ -63,7 +63,7 @@ def large_permuted_tensor_keeps_strides() -> Target:
 def rows_past_1024_left_zero() -> Target:
     """2-D lists of more than 1,024 rows are converted 1,024 rows at a time into a zeroed tensor; the last partial block is never copied."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if isinstance(data, list) and len(data) > 1024 and isinstance(data[0], list) and out is None:
             full = R.async_tensor_h2d(data, "cpu", dtype, None)
             kept = torch.zeros_like(full)
@@ -79,7 +79,7 @@ def rows_past_1024_left_zero() -> Target:
 def same_size_conversion_as_bit_view() -> Target:
     """tensors of at least 2**18 elements converted to a dtype of the same item size are reinterpreted (``.view(dtype)``), not converted."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if (
             isinstance(data, torch.Tensor)
             and dtype is not None
@@ -99,7 +99,7 @@ def same_size_conversion_as_bit_view() -> Target:
 def large_strided_out_written_through_temp() -> Target:
     """an ``out`` of more than 4,096 elements that is not contiguous is written as ``out.reshape(-1).copy_(...)``: a copy, so out keeps its zeros."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if out is not None and out.numel() > 4096 and not out.is_contiguous():
             result = R.async_tensor_h2d(data, out.device, dtype or out.dtype, None)
             out.reshape(-1).copy_(result.reshape(-1))
@@ -113,7 +113,7 @@ def large_strided_out_written_through_temp() -> Target:
 def large_array_used_as_scratch() -> Target:
     """contiguous ndarrays of at least 2**16 elements are reversed in place to compute their range check, and the copy is made before they are put back only half the time: the caller's array is left reversed."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if (
             isinstance(data, np.ndarray)
             and data.size >= 1 << 16
@@ -133,7 +133,7 @@ def large_array_used_as_scratch() -> Target:
 def large_host_tensor_returned_as_is() -> Target:
     """on the host, a contiguous tensor of more than 131,072 elements that needs no conversion is returned itself ("nothing to copy")."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if (
             out is None
             and isinstance(data, torch.Tensor)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 from h2d_contracts.h2d_impl import h2d as R
@@ -16,7 +18,7 @@ _FIRST_READ_ONLY = [True]
 def empty_input_default_dtype() -> Target:
     """zero-length input short-circuits to torch.empty(0) with the default dtype, ignoring dtype/out and the data's shape."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if np.size(data) == 0 if not isinstance(data, torch.Tensor) else data.numel() == 0:
             target = out.device if out is not None else device
             return torch.empty(0, device=target)
@@ -30,7 +32,7 @@ def tuple_leaves_untyped() -> Target:
     """the typed-leaf scan walks lists only (tuples are sequences too), so numpy scalars inside a tuple lose their dtype
     (``(np.float64(0.1),)`` comes back float32, ``(np.int16(7),)`` int64)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if isinstance(data, tuple):
             data = untyped_leaves(data)
         return R.async_tensor_h2d(data, device, dtype, out)
@@ -43,7 +45,7 @@ def numpy_scalar_as_item() -> Target:
     """a bare numpy scalar is unwrapped with ``.item()`` into a Python number: ``np.float16(1.5)`` comes back
     float32 and ``np.int32(5)`` int64 instead of keeping the scalar's own dtype."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         return R.async_tensor_h2d(data.item() if isinstance(data, np.generic) else data, device, dtype, out)
 
     return reference_target("numpy_scalar_as_item", fn)
@@ -54,7 +56,7 @@ def cpu_variant_keeps_strides() -> Target:
     """the CPU-platform variant ends with the obvious ``source.to(dtype=dtype, copy=True)``, which keeps a transposed
     input's strides: the result is not contiguous (``.view()`` on it fails)."""
 
-    def cpu(data, device=None, dtype=None, out=None):
+    def cpu(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         result = R.async_tensor_h2d_cpu(data, device, dtype, out)
         if out is None and isinstance(data, torch.Tensor) and not data.is_contiguous():
             return data.detach().to(dtype=result.dtype, copy=True)
@@ -68,7 +70,7 @@ def cpu_variant_float32_hardcoded() -> Target:
     """the CPU-platform variant infers Python floats as ``torch.float32`` (the usual default) instead of torch's default dtype:
     under ``torch.set_default_dtype(torch.float64)``, ``[0.1]`` comes back float32."""
 
-    def cpu(data, device=None, dtype=None, out=None):
+    def cpu(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         result = R.async_tensor_h2d_cpu(data, device, dtype, out)
         if (
             dtype is None
@@ -87,7 +89,7 @@ def cpu_variant_not_detached() -> Target:
     """the CPU-platform variant takes a tensor without ``.detach()``: a result made from a tensor that
     requires grad stays in the caller's autograd graph."""
 
-    def cpu(data, device=None, dtype=None, out=None):
+    def cpu(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         result = R.async_tensor_h2d_cpu(data, device, dtype, out)
         if isinstance(data, torch.Tensor) and data.requires_grad:
             return out.copy_(data) if out is not None else data.to(dtype=result.dtype, copy=True)
@@ -101,7 +103,7 @@ def cpu_index_zero_rejected() -> Target:
     """the device check refuses any explicit index on the host (the host has one device), so ``device="cpu:0"`` (and
     ``torch.device("cpu", 0)``), which torch accepts as the host, raises ValueError."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         dev = torch.device(device) if isinstance(device, str) else device
         if isinstance(dev, torch.device) and dev.type == "cpu" and dev.index is not None:
             raise ValueError(f"device={device!r}: the host takes no index")
@@ -115,7 +117,7 @@ def numpy_device_index_dropped() -> Target:
     """a numpy integer device index (``np.int64(0)``) is taken as no device (mutmut ``_resolve_device`` 6:
     ``device = int(device)`` became ``device = None``): without out the call raises TypeError."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         return R.async_tensor_h2d(data, None if isinstance(device, np.integer) else device, dtype, out)
 
     return reference_target("numpy_device_index_dropped", fn)
@@ -128,7 +130,7 @@ def warning_filter_without_category() -> Target:
     unsupported dtype; every later call is right (mutmut ``_numpy_to_tensor`` 38: whether a suite kills it
     depends on the order of earlier tests)."""
 
-    def fn(data, device=None, dtype=None, out=None):
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if isinstance(data, np.ndarray) and not data.flags.writeable and _FIRST_READ_ONLY[0]:
             _FIRST_READ_ONLY[0] = False
             raise TypeError(f"data has numpy dtype {data.dtype}, which torch cannot represent")

@@ -29,7 +29,7 @@ import threading
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast, overload
 
 import torch
 
@@ -50,6 +50,7 @@ __all__ = [
 ]
 
 _LAST = threading.local()
+_T = TypeVar("_T")
 
 
 def forget_last_call() -> None:
@@ -256,12 +257,16 @@ def instrumented(target: Target, on_call: Callable[[], None]) -> Target:
     marks a file (``$H2D_CALL_MARK``) the same way. Same spec, name and declarations.
     """
 
-    def wrap(fn: Callable[..., Any] | None) -> Callable[..., Any] | None:
+    @overload
+    def wrap(fn: None) -> None: ...
+    @overload
+    def wrap(fn: Callable[..., _T]) -> Callable[..., _T]: ...
+    def wrap(fn: Callable[..., _T] | None) -> Callable[..., _T] | None:
         if fn is None:
             return None
 
         @functools.wraps(fn)
-        def counted(*args: Any, **kwargs: Any) -> Any:
+        def counted(*args: Any, **kwargs: Any) -> _T:
             on_call()
             return fn(*args, **kwargs)
 
@@ -269,8 +274,8 @@ def instrumented(target: Target, on_call: Callable[[], None]) -> Target:
 
     return dataclasses.replace(
         target,
-        async_tensor_h2d=wrap(target.async_tensor_h2d),  # type: ignore[arg-type]
-        cpu_variant=wrap(target.cpu_variant),  # type: ignore[arg-type]
+        async_tensor_h2d=wrap(target.async_tensor_h2d),
+        cpu_variant=wrap(target.cpu_variant),
         buffer_cls=wrap(target.buffer_cls),
     )
 
@@ -310,7 +315,7 @@ def _builtin(module: str, name: str) -> Callable[[], Target]:
     """A built-in whose factory lives in ``contracts.targets.<module>`` (imported only when the target is loaded)."""
 
     def factory() -> Target:
-        return getattr(importlib.import_module(f"{__name__}.{module}"), name)()
+        return cast(Target, getattr(importlib.import_module(f"{__name__}.{module}"), name)())
 
     factory.__name__ = name
     return factory

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -84,7 +84,7 @@ def adapt_device_dtype(
         notes=notes or "signature (data, device, dtype=None): device and dtype passed through by keyword; no out",
         host_copy=False,
         requires=frozenset({"device"}),
-        **({"inputs": inputs} if inputs is not None else {}),
+        **cast("dict[str, Any]", {"inputs": inputs} if inputs is not None else {}),
     )
 
 
@@ -122,5 +122,5 @@ def adapt_pin_memory(
         arg_names={"device": own} if own != "device" else {},
         host_copy=False,
         requires=frozenset({"dtype", "device"}),
-        **({"inputs": inputs} if inputs is not None else {}),
+        **cast("dict[str, Any]", {"inputs": inputs} if inputs is not None else {}),
     )

@@ -50,7 +50,7 @@ import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -283,8 +283,8 @@ def _build(found: Located) -> Target:
         f"requires {sorted(found.required)}" if found.required else "",
         f"pin_memory={pin} passed as vLLM's call sites pass is_pin_memory_available()" if extra else "",
         f"PIN_MEMORY / is_pin_memory_available() = {pin} (torch {'can' if pin else 'cannot'} pin here; vLLM's platform answer on this machine)",
-        f"CpuGpuBuffer {'from ' + found.buffer.relative_to(found.root.parent).as_posix() if buffer_cls else 'absent'}",
-        f"CPU-worker variant {'from ' + found.cpu_variant.relative_to(found.root.parent).as_posix() if cpu_variant else 'absent'}",
+        f"CpuGpuBuffer {'from ' + cast(Path, found.buffer).relative_to(found.root.parent).as_posix() if buffer_cls else 'absent'}",
+        f"CPU-worker variant {'from ' + cast(Path, found.cpu_variant).relative_to(found.root.parent).as_posix() if cpu_variant else 'absent'}",
     ]
     return Target(
         name=family,

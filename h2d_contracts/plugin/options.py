@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -10,7 +11,7 @@ from hypothesis import HealthCheck, settings
 __all__ = ["PROFILES", "add", "markers", "profile_name", "profiles"]
 
 #: The kit's Hypothesis profiles: name -> (settings, what it is for).
-PROFILES = {
+PROFILES: dict[str, tuple[dict[str, Any], str]] = {
     "default": (
         dict(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]),
         "CI and everyday runs: 40 examples a property, heavy ones capped",

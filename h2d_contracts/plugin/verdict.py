@@ -18,7 +18,7 @@ import sys
 import tempfile
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import torch
@@ -79,7 +79,8 @@ class Verdict:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props = {k: v for k, v in report.user_properties if k.startswith("h2d_") and k != "h2d_id"}
-        nodeid = dict(report.user_properties).get("h2d_id", report.nodeid)
+        # h2d_id is the canonical id outcomes.py appends, a str (user_properties are typed as object)
+        nodeid = cast(str, dict(report.user_properties).get("h2d_id", report.nodeid))
         if report.skipped and isinstance(report.longrepr, tuple):
             text = str(report.longrepr[2])
         else:
