@@ -499,7 +499,7 @@ def prop_input_untouched_table(target: Target, device: torch.device, **overrides
     rows.finish()
 
 
-@prop("input-untouched", table=True)
+@prop("input-untouched", table=True, ladder=True)
 def prop_input_untouched_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
     """input-untouched: data of 1 to 2**20 elements (one rung an octave) is bit-identical after a valid call (a table).
 
@@ -509,13 +509,14 @@ def prop_input_untouched_sizes(target: Target, device: torch.device, **overrides
     "scratch" reuse of the input) passes every small test.
     """
     require_device(target, device, "input-untouched")
+    sparse = overrides.pop("ladder", "full") == "sparse"
     del overrides  # deterministic: every row every run
     from .values import SIZE_DTYPES
 
     kinds = accepted(target, ["list", "ndarray", "tensor"], "input-untouched")
     rows = Rows("input-untouched size ladder")
     for k, kind in enumerate(kinds):
-        for n in hs.ladder(rotation=k + 1, top=16 if kind == "list" else hs.MAX_EXPONENT):
+        for n in hs.ladder(rotation=k + 1, top=16 if kind == "list" else hs.MAX_EXPONENT, sparse=sparse):
             dtype = SIZE_DTYPES[n % len(SIZE_DTYPES)]
             if kind == "ndarray" and dtype not in hs.NUMPY_OF:
                 dtype = torch.float32

@@ -91,7 +91,7 @@ def prop_no_alias_layouts(target: Target, device: torch.device, **overrides: Any
     rows.finish()
 
 
-@prop("no-alias", table=True)
+@prop("no-alias", table=True, ladder=True)
 def prop_no_alias_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
     """no-alias: ndarrays and tensors of 1 to 2**20 elements (one rung an octave), contiguous and of the target dtype, are copied (a table).
 
@@ -100,11 +100,12 @@ def prop_no_alias_sizes(target: Target, device: torch.device, **overrides: Any) 
     equal to the data's own.
     """
     require_device(target, device, "no-alias")
+    sparse = overrides.pop("ladder", "full") == "sparse"
     del overrides  # deterministic: every row every run
     kinds = accepted(target, ["ndarray", "tensor"], "no-alias")
     rows = Rows("no-alias size ladder")
     for k, kind in enumerate(kinds):
-        for n in hs.ladder(rotation=k + 2):
+        for n in hs.ladder(rotation=k + 2, sparse=sparse):
             dtype = (torch.float32, torch.int64, torch.int32)[n % 3]
             source = hs.bulk_values(n, dtype, offset=n)
             payload: Any = source.numpy() if kind == "ndarray" else source

@@ -218,7 +218,7 @@ def _out_like(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device, 
     return torch.zeros(shape, dtype=dtype, device=device)
 
 
-@prop("out", table=True)
+@prop("out", table=True, ladder=True)
 def prop_out_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
     """out: data of 1 to 2**20 elements (one rung an octave, strategies.ladder) into out of every layout, written exactly (a table).
 
@@ -229,14 +229,17 @@ def prop_out_sizes(target: Target, device: torch.device, **overrides: Any) -> No
     """
     require_device(target, device, "out")
     target.require("out", "out")
+    sparse = overrides.pop("ladder", "full") == "sparse"
     del overrides  # deterministic: every row every run
     from .values import SIZE_DTYPES
 
     kinds = accepted(target, ["list", "ndarray", "tensor"], "out")
     rows = Rows("out size ladder")
     for k, kind in enumerate(kinds):
-        for n in hs.ladder(rotation=k, top=17 if kind == "list" else hs.MAX_EXPONENT):
+        for n in hs.ladder(rotation=k, top=17 if kind == "list" else hs.MAX_EXPONENT, sparse=sparse):
             for j, layout in enumerate(SIZE_OUT_LAYOUTS):
+                if sparse and (j + n + k) % len(SIZE_OUT_LAYOUTS):
+                    continue  # one layout a rung, rotating
                 dtype = (torch.int32, torch.float32, SIZE_DTYPES[(n + j) % len(SIZE_DTYPES)])[(n + j) % 3]
                 if kind == "ndarray" and dtype not in hs.NUMPY_OF:
                     dtype = torch.int32

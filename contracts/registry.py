@@ -23,11 +23,12 @@ _BY_NAME: dict[str, str] = {}
 GPU_CONTRACTS = frozenset({"staging", "non-blocking", "snapshot", "stream", "hygiene", "device-hygiene"})
 
 
-def prop(contract: str, *, table: bool = False) -> Callable[[F], F]:
+def prop(contract: str, *, table: bool = False, ladder: bool = False) -> Callable[[F], F]:
     """Register ``prop_<name>(target, device, **overrides)`` as a property of catalogue id ``contract``.
 
     ``table``: a deterministic table (the same rows every run, whatever the Hypothesis
     settings): the kit's meta-tests need not run it again at another example budget.
+    ``ladder``: a size-ladder table, which also takes ``ladder="sparse"`` (:func:`strategies.ladder`).
     """
 
     def register(func: F) -> F:
@@ -39,6 +40,7 @@ def prop(contract: str, *, table: bool = False) -> Callable[[F], F]:
         PROPERTIES[contract] = (*PROPERTIES.get(contract, ()), func)
         func.contract = contract  # type: ignore[attr-defined]
         func.table = table  # type: ignore[attr-defined]
+        func.ladder = ladder  # type: ignore[attr-defined]
         return func
 
     return register

@@ -678,7 +678,7 @@ def _ladder_payload(kind: str, source: torch.Tensor, layout: str) -> tuple[Any, 
     return source, source
 
 
-@prop("values", table=True)
+@prop("values", table=True, ladder=True)
 def prop_values_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: every kind and dtype at sizes crossing every power of two from 1 to 2**20 (a table: strategies.ladder).
 
@@ -690,6 +690,7 @@ def prop_values_sizes(target: Target, device: torch.device, **overrides: Any) ->
     element-by-element oracle at a million elements).
     """
     require_device(target, device, "values")
+    sparse = overrides.pop("ladder", "full") == "sparse"
     del overrides  # deterministic: every row every run
     kinds = accepted(target, ["list", "ndarray", "tensor"], "values")
     rows = Rows("values size ladder")
@@ -697,13 +698,16 @@ def prop_values_sizes(target: Target, device: torch.device, **overrides: Any) ->
         for i, dtype in enumerate(SIZE_DTYPES):
             if kind == "ndarray" and dtype not in hs.NUMPY_OF:
                 continue  # bfloat16: no numpy dtype
-            full = dtype is FULL_LADDER_DTYPE[kind]
+            full = dtype is FULL_LADDER_DTYPE[kind] and not sparse
             # a list of a million numbers costs a quarter second to build, snapshot and judge: past 2**16 a
             # list of each dtype crosses the rest of the ladder in one step (2**20 + 1), the full-ladder dtype at every rung
             sizes = (
-                hs.ladder(rotation=i, full=full)
+                hs.ladder(rotation=i, full=full, sparse=sparse)
                 if kind != "list" or full
-                else (*hs.ladder(rotation=i, top=16), 2**hs.MAX_EXPONENT + 1)
+                else (
+                    *hs.ladder(rotation=i, top=16, sparse=sparse),
+                    *(() if sparse and i else (2**hs.MAX_EXPONENT + 1,)),
+                )
             )
             for n in sizes:
                 source = hs.bulk_values(n, dtype, offset=n)
@@ -739,7 +743,7 @@ CONVERSION_PAIRS = (
 )
 
 
-@prop("values", table=True)
+@prop("values", table=True, ladder=True)
 def prop_values_conversion_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: ndarrays and tensors converted by ``dtype=`` (same item size, widening, narrowing) at one rung an octave up to 2**20 (a table).
 
@@ -749,6 +753,7 @@ def prop_values_conversion_sizes(target: Target, device: torch.device, **overrid
     small test.
     """
     require_device(target, device, "values")
+    sparse = overrides.pop("ladder", "full") == "sparse"
     del overrides  # deterministic: every row every run
     kinds = accepted(target, ["ndarray", "tensor"], "values")
     rows = Rows("values conversion ladder")
@@ -756,7 +761,9 @@ def prop_values_conversion_sizes(target: Target, device: torch.device, **overrid
         for i, (src, dst) in enumerate(CONVERSION_PAIRS):
             if kind == "ndarray" and src not in hs.NUMPY_OF:
                 continue
-            for n in hs.ladder(rotation=i + (kind == "tensor"), top=hs.MAX_EXPONENT if i % 2 == 0 else 18):
+            for n in hs.ladder(
+                rotation=i + (kind == "tensor"), top=hs.MAX_EXPONENT if i % 2 == 0 else 18, sparse=sparse
+            ):
                 source = hs.bulk_values(n, src, offset=n, exact_in=(dst,) if dst is not torch.bool else ())
                 payload = source.numpy() if kind == "ndarray" else source
                 rows.row(check_values_bulk, target, payload, {"device": device, "dtype": dst}, source)

@@ -54,8 +54,12 @@ ROW_LADDER: tuple[int, ...] = (
 )
 
 
-def ladder(rotation: int = 0, *, full: bool = False, top: int = MAX_EXPONENT) -> tuple[int, ...]:
+def ladder(rotation: int = 0, *, full: bool = False, top: int = MAX_EXPONENT, sparse: bool = False) -> tuple[int, ...]:
     """Sizes crossing every power of two up to ``2**top``: one per octave, or all three with ``full``.
+
+    ``sparse``: every other octave (by ``rotation``) and always the top one, at half the
+    cost: for a second entry point of the same code (the CPU-platform variant), whose main
+    path runs the whole ladder.
 
     With ``full=False`` octave ``k`` contributes ``2**k - 1``, ``2**k`` or ``2**k + 1``
     (chosen by ``(k + rotation) % 3``), so every power of two is crossed at a third of the
@@ -63,7 +67,8 @@ def ladder(rotation: int = 0, *, full: bool = False, top: int = MAX_EXPONENT) ->
     """
     if full:
         return tuple(n for n in SIZE_LADDER if n <= 2**top + 1)
-    sizes = {max(1, 2**k + ((k + rotation) % 3) - 1) for k in range(top + 1)}
+    octaves = [k for k in range(top + 1) if not sparse or k == top or (k + rotation) % 2 == 0]
+    sizes = {max(1, 2**k + ((k + rotation) % 3) - 1) for k in octaves}
     return tuple(sorted(sizes))
 
 

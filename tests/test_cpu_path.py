@@ -27,4 +27,9 @@ def test_cpu_variant(target, prop):
     """The CPU-platform variant, as an entry point of its own, meets every host contract (not only agreement with the main path)."""
     import torch
 
-    prop(target.cpu_variant_target(), torch.device("cpu"))
+    # the size ladders at every other octave and the top, for cost: the main path runs every rung
+    prop(
+        target.cpu_variant_target(),
+        torch.device("cpu"),
+        **({"ladder": "sparse"} if getattr(prop, "ladder", False) else {}),
+    )
