@@ -332,6 +332,9 @@ class _Loop:
                 t0 = time.perf_counter()
                 result = target.call(data, {"device": device, **kw})
                 host_s += time.perf_counter() - t0
+                if result.device.type == "cpu" and not target.host_copy:
+                    # a host path standing in for a device copy may return its input (vLLM's t.to("cpu")): read it now
+                    result = result.clone()
                 results.append(
                     (name, result, expected, f"async_tensor_h2d({what}, device={device!s}, dtype={kw['dtype']})")
                 )

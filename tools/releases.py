@@ -93,8 +93,9 @@ def run(releases: list[str], seed: int, out: Path, workers: str) -> int:
             f"{release}: exit {proc.returncode} in {wall:.0f} s: {tail[-1] if tail else proc.stdout.strip().splitlines()[-1:]}",
             flush=True,
         )
-        if full.with_suffix(".json").is_file():
-            slim(full.with_suffix(".json"), out / f"{name}-{version}.json")
+        report = Path(f"{full}.json")  # not with_suffix: the version's dots
+        if report.is_file():
+            slim(report, out / f"{name}-{version}.json")
             print(f"  full report: {full}.md, reproductions {full}.repro/", flush=True)
         if proc.returncode:
             (out / f"{name}-{version}.log").write_text(proc.stdout[-20000:] + proc.stderr[-5000:])
@@ -183,6 +184,14 @@ def matrix(out: Path) -> str:
             cells.append(cell)
         lines.append(f"| {stem} | {d['target']} | {d.get('exitstatus', '?')} | " + " | ".join(cells) + " |")
     head = [
+        "# Conformance matrix: published vLLM and SGLang releases against the contract suite",
+        "",
+        "Written by `python tools/releases.py matrix > docs/conformance.md` from the records in",
+        "docs/records/conformance/ (made by `python tools/releases.py run vllm==X ... sglang==Y`: each release",
+        "installed with `pip install --no-deps`, the contract suite against its built-in target, the kit's",
+        "expectations file for that target). What each kind is, real fault or the kit's strictness:",
+        "[findings/README.md](findings/README.md).",
+        "",
         f"Seed {reports[0][1].get('seed')}; torch {reports[0][1].get('torch')}; machine: {reports[0][1].get('machine', '?')}; {reports[0][1].get('date', '')}.",
         "Cells: pass; fail (n): n distinct kinds, listed below, each expected by the target's expectations",
         "file; **UNEXPECTED FAIL**: a kind no entry expects (the run's exit is then not 0); n/a: not",
