@@ -46,12 +46,10 @@ from typing import Any
 
 import numpy as np
 import torch
+from h2d_contracts.h2d_impl import _staging
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-from h2d_contracts.h2d_impl import _staging  # noqa: E402
-
-from h2d_contracts import h2d_impl  # noqa: E402
+# the kit installed (pip install -e . in a checkout, or its wheel): h2d_contracts is importable
+from h2d_contracts import h2d_impl
 
 
 def empty_host_caches() -> None:

@@ -39,14 +39,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import hypothesis
+import torch
+from h2d_contracts.contracts import ContractViolation, NotApplicable, load_target
+from h2d_contracts.contracts.registry import PROPERTIES
+from hypothesis.database import DirectoryBasedExampleDatabase
 
-import hypothesis  # noqa: E402
-import torch  # noqa: E402
-from h2d_contracts.contracts import ContractViolation, NotApplicable, load_target  # noqa: E402
-from h2d_contracts.contracts.registry import PROPERTIES  # noqa: E402
-from hypothesis.database import DirectoryBasedExampleDatabase  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]  # the kit installed (pip install -e .): h2d_contracts is importable
 
 CALLS: Counter[str] = Counter()
 
