@@ -60,7 +60,7 @@ from .gpu import busy, cycles_per_ms
 from .registry import prop
 from .reliability import quiescent_bytes
 from .runner import require_device, run_given
-from .targets import Target, forget_last_call, torch_pin_memory_available
+from .targets import Target, forget_last_call
 from .violations import NotApplicable, fail
 
 __all__ = [
@@ -138,11 +138,6 @@ class StreamSet:
 # --------------------------------------------------------------------------- step loop
 
 
-def _pin(target: Target) -> bool:
-    """Whether the engine pins its own host tensors: what the target believes of this machine, where torch can pin."""
-    return bool(target.pin_memory_available()) and torch_pin_memory_available()
-
-
 def step_loop_plan(
     mode: str, *, steps: int = 12, seed: int = 0, max_tokens: int = 4097, max_reqs: int = 300
 ) -> dict[str, Any]:
@@ -199,14 +194,14 @@ class _Loop:
         self.has_out = "out" in target.capabilities
         self.buffers: dict[str, Any] = {}
         if "buffer" in target.capabilities:
-            pin = _pin(target)
+            pin = target.pins_host()
             for name, dtype in (("input_ids", torch.int32), ("positions", torch.int64)):
                 self.buffers[name] = make_buffer(
                     target, {"size": (cap,), "dtype": dtype, "pin_memory": pin, "with_numpy": True}, device
                 )
         # the engine's persistent host array, overwritten every step: the numpy view of a pinned tensor where the
         # host can pin (a CpuGpuBuffer's .np), so a target that reads pinned arrays in place breaks the snapshot
-        self._positions = torch.zeros(cap, dtype=torch.int64, pin_memory=_pin(target))
+        self._positions = torch.zeros(cap, dtype=torch.int64, pin_memory=target.pins_host())
         self.positions_np = self._positions.numpy()
         self.static: dict[str, torch.Tensor] = {}
         if self.has_out:
@@ -251,12 +246,11 @@ class _Loop:
             return self.graph_out
         return {k: v.clone() for k, v in self.static.items()}  # the host's stand-in for a graph
 
-    def step(self, step: int, *, timed: bool) -> float:
-        """Prepare, copy and consume one step; returns the host seconds spent in the target's calls."""
+    def step(self, step: int, *, timed: bool) -> None:
+        """Prepare, copy and consume one step."""
         rng = np.random.default_rng([self.plan["seed"], self.lane, step])
         tokens, reqs = _step_sizes(self.plan, self.lane, step)
         target, device, s = self.target, self.device, self.streams
-        host_s = 0.0
         calls: list[tuple[str, Any, dict[str, Any], np.ndarray, str]] = []
         # Documented wait: the buffers' .cpu may still be read by the last copy_to_gpu.
         if self.pending_buffer_event is not None:
@@ -297,7 +291,7 @@ class _Loop:
                 )
             )
         if "tensor" in self.kinds:
-            fresh = torch.empty(tokens, dtype=torch.float32, pin_memory=_pin(target))
+            fresh = torch.empty(tokens, dtype=torch.float32, pin_memory=target.pins_host())
             fresh.copy_(torch.from_numpy(rng.standard_normal(tokens).astype(np.float32)))
             self.refs.append(
                 (step, "a fresh pinned tensor" if fresh.is_pinned() else "a fresh tensor", weakref.ref(fresh))
@@ -329,9 +323,7 @@ class _Loop:
         s.wait(self.copy_stream, self.consumed)
         with s.use(self.copy_stream):
             for name, data, kw, expected, what in calls:
-                t0 = time.perf_counter()
                 result = target.call(data, {"device": device, **kw})
-                host_s += time.perf_counter() - t0
                 if result.device.type == "cpu" and not target.host_copy:
                     # a host path standing in for a device copy may return its input (vLLM's t.to("cpu")): read it now
                     result = result.clone()
@@ -355,9 +347,7 @@ class _Loop:
                     ):
                         continue
                     out = self.static[name][:n]
-                    t0 = time.perf_counter()
                     target.call(data, {"out": out, "dtype": out.dtype})
-                    host_s += time.perf_counter() - t0
                     results.append(
                         (
                             f"static {name}",
@@ -367,9 +357,7 @@ class _Loop:
                         )
                     )
             for name, buf in self.buffers.items():
-                t0 = time.perf_counter()
                 buf.copy_to_gpu(tokens)
-                host_s += time.perf_counter() - t0
                 results.append(
                     (
                         f"buffer {name}",
@@ -395,7 +383,6 @@ class _Loop:
         del results
         if self.busy_ms:
             self.forward_done = s.busy(0, self.busy_ms)  # this step's forward pass, queued behind its inputs
-        return host_s
 
     def dropped_buffer(self, step: int) -> None:
         """Create and drop a buffer (a request's scratch), as engines do when a batch shape changes."""
@@ -403,7 +390,7 @@ class _Loop:
             return
         buf = make_buffer(
             self.target,
-            {"size": (17 + step,), "dtype": torch.float32, "pin_memory": _pin(self.target), "with_numpy": True},
+            {"size": (17 + step,), "dtype": torch.float32, "pin_memory": self.target.pins_host(), "with_numpy": True},
             self.device,
         )
         buf.np[:] = step
@@ -550,9 +537,9 @@ def _source(kind: str, n: int, step: int, target: Target, device: torch.device) 
         return values.astype(np.int32)
     if kind == "pinned-ndarray":  # a numpy view of pinned memory (a CpuGpuBuffer's .np): an array, so staged
         arr = values.astype(np.int32)
-        return torch.from_numpy(arr).pin_memory().numpy() if _pin(target) else arr
+        return torch.from_numpy(arr).pin_memory().numpy() if target.pins_host() else arr
     t = torch.from_numpy(values.astype(np.int32))
-    if kind == "pinned-tensor" and _pin(target):
+    if kind == "pinned-tensor" and target.pins_host():
         return t.pin_memory()
     return t
 
@@ -584,16 +571,17 @@ def check_streams(target: Target, device: torch.device, schedule: list[tuple[str
     """
     streams = StreamSet(device, 3)
     kept: list[tuple[int, Any, torch.Tensor, np.ndarray]] = []
-    buffers: dict[int, Any] = {}
     for i, (kind, n, stream, busy_ms, overwrite) in enumerate(schedule):
         if busy_ms:
             streams.busy(stream, float(busy_ms))
         with streams.use(stream):
             if kind == "buffer":
-                buf = buffers.get(n) or make_buffer(
-                    target, {"size": (n,), "dtype": torch.int32, "pin_memory": _pin(target), "with_numpy": True}, device
+                # a new buffer per call: one whose copy is queued is never refilled (the documented hazard)
+                buf = make_buffer(
+                    target,
+                    {"size": (n,), "dtype": torch.int32, "pin_memory": target.pins_host(), "with_numpy": True},
+                    device,
                 )
-                buffers.pop(n, None)  # a buffer whose copy is queued is not refilled: a new one per call
                 buf.np[:] = _source("ndarray", n, i, target, device)
                 buf.copy_to_gpu(n)
                 kept.append((i, buf, buf.gpu[:n], buf.np.copy()))

@@ -95,7 +95,7 @@ class _Sequence:
             spec = {
                 "size": (n,),
                 "dtype": dtype,
-                "pin_memory": bool(self.target.pin_memory_available()) and hs.pinning_available(),
+                "pin_memory": self.target.pins_host(),
                 "with_numpy": True,
             }
             buf = make_buffer(self.target, spec, self.device)

@@ -203,6 +203,11 @@ class Target:
         """Whether ``kind`` (one of :data:`INPUT_KINDS`) is in the input domain."""
         return kind in self.inputs
 
+    def pins_host(self) -> bool:
+        """Whether an engine using this target pins its own host tensors and buffers: what the target believes of
+        this machine (vLLM's ``is_pin_memory_available()``), where torch can pin at all."""
+        return bool(self.pin_memory_available()) and torch_pin_memory_available()
+
     def supports_device(self, device: torch.device) -> bool:
         """Whether the main function may be pointed at ``device``."""
         return device.type == "cpu" or "cuda" in self.capabilities
