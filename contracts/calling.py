@@ -15,7 +15,6 @@ from typing import Any, cast
 import numpy as np
 import torch
 
-from .describe import describe_call
 from .violations import NotApplicable, fail
 
 __all__ = [
@@ -98,7 +97,7 @@ def call_valid(contract: str, target: Any, data: Any, kwargs: dict[str, Any]) ->
             "a valid call raised",
             got=f"{type(exc).__name__}: {exc}",
             expected="a tensor",
-            call=describe_call(data, kwargs, fn=target.fn_name),
+            call=target.describe_call(data, kwargs),
         )
     if not isinstance(result, torch.Tensor):
         fail(
@@ -106,7 +105,7 @@ def call_valid(contract: str, target: Any, data: Any, kwargs: dict[str, Any]) ->
             "return type",
             got=type(result).__name__,
             expected="torch.Tensor",
-            call=describe_call(data, kwargs, fn=target.fn_name),
+            call=target.describe_call(data, kwargs),
         )
     return result
 
@@ -126,7 +125,7 @@ def expect_raise(
 ) -> BaseException:
     """Call the target, require exactly the documented exception type, ``out`` untouched, a message naming an argument."""
     __tracebackhide__ = True
-    call = describe_call(data, kwargs, fn=target.fn_name)
+    call = target.describe_call(data, kwargs)
     out = kwargs.get("out")
     out = out if has_bytes(out) else None
     before = raw_storage(out) if out is not None else None

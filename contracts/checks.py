@@ -25,7 +25,7 @@ import functools
 import inspect
 import threading
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import numpy as np
 import torch
@@ -61,7 +61,7 @@ class _Frame:
             self.captured = None
 
     def attach(self, exc: ContractViolation) -> None:
-        if exc.repro is not None:
+        if exc.has_repro():
             return
         exc.check = self.func.__name__
         exc.input_class = input_class(self.args, self.kwargs)
@@ -69,22 +69,20 @@ class _Frame:
         if not spec:
             exc.repro = f"# not reproducible as a script: target {getattr(self.target, 'name', '?')!r} has no --h2d-impl spec (it was built in-process)\n"
             return
-        if self.captured is None:
+        captured = self.captured
+        if captured is None:
             exc.repro = "# not reproducible as a script: the arguments could not be captured\n"
             return
         header = "\n".join(f"# {line}" for line in str(exc).splitlines()[:6])
-        try:
-            script, problem = self.captured.script(
-                check_module=self.func.__module__, check_name=self.func.__name__, spec=spec, header=header
-            )
-        except Exception as error:  # noqa: BLE001 - never let the reproduction hide the violation
-            script, problem = (
-                f"# the reproduction could not be written: {type(error).__name__}: {error}\n",
-                "not written",
-            )
-        exc.repro = script
-        if problem:
-            exc.repro_problem = problem  # type: ignore[attr-defined]
+        check_module, check_name = self.func.__module__, self.func.__name__
+
+        def write() -> tuple[str, str]:
+            try:
+                return captured.script(check_module=check_module, check_name=check_name, spec=spec, header=header)
+            except Exception as error:  # noqa: BLE001 - never let the reproduction hide the violation
+                return f"# the reproduction could not be written: {type(error).__name__}: {error}\n", "not written"
+
+        exc.defer_repro(write)
 
 
 def _stack() -> list[_Frame]:
@@ -179,7 +177,9 @@ def current_call(frame: Any = None, thread: int | None = None) -> str | None:
     args = top.args
     try:
         if args and len(args) >= 2 and isinstance(args[1], dict):
-            return describe_call(args[0], args[1], fn=getattr(top.target, "fn_name", "async_tensor_h2d"))
+            if hasattr(top.target, "describe_call"):
+                return cast(str, top.target.describe_call(args[0], args[1]))
+            return describe_call(args[0], args[1])
         return f"{top.func.__name__}({getattr(top.target, 'name', '?')}, {', '.join(type(a).__name__ for a in args)})"
     except Exception:  # noqa: BLE001 - a description must never fail the report
         return top.func.__name__

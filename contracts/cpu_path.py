@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from .calling import has_bytes, raw_storage
 from .checks import check
-from .describe import describe_call
 from .domain import in_domain
 from .oracle import assert_same_values
 from .registry import prop
@@ -40,7 +39,7 @@ def _outcome(fn: Callable[..., torch.Tensor], data: Any, kwargs: dict[str, Any])
 def check_cpu_path_agrees(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     """cpu-path: ``target.cpu_variant`` and ``target.async_tensor_h2d`` on a CPU target agree on values, dtype and error type."""
     target.require("cpu-variant", "cpu-path")
-    call = describe_call(data, kwargs)
+    call = target.describe_call(data, kwargs)
     kw_main, kw_cpu = dict(kwargs), dict(kwargs)
     if isinstance(kwargs.get("out"), torch.Tensor):
         kw_main["out"] = kwargs["out"].clone()

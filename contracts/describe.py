@@ -10,6 +10,7 @@ script of a failure (:mod:`contracts.repro`) rebuilds all of it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -177,11 +178,34 @@ def _is_pinned(t: torch.Tensor) -> bool:
         return False
 
 
+def _strided_array_expr(arr: np.ndarray, values: str) -> str | None:
+    """An expression rebuilding ``arr``'s positive, itemsize-aligned strides over ``values`` (its values,
+    C order), through a torch tensor of those strides, for the numeric dtypes both libraries share."""
+    if (
+        not values.startswith("np.")
+        or arr.dtype.kind not in "biufc"
+        or not arr.dtype.isnative
+        or any(st <= 0 or st % arr.itemsize for st in arr.strides)
+    ):
+        return None
+    try:
+        dtype = torch.from_numpy(np.zeros(0, dtype=arr.dtype)).dtype
+    except TypeError:
+        return None
+    elems = tuple(st // arr.itemsize for st in arr.strides)
+    return f"torch.empty_strided({arr.shape}, {elems}, dtype={dtype}).copy_(torch.from_numpy({values})).numpy()"
+
+
 def describe_value(obj: Any) -> str:
     """Python source that rebuilds ``obj`` (values, dtype, device, pinned-ness, layout noted)."""
     if isinstance(obj, torch.Tensor):
         if obj.is_nested:
-            return f"<nested tensor of {obj.size(0)} components, dtype {obj.dtype}>"
+            try:
+                parts = [describe_value(c).split("  #")[0] for c in obj.unbind()]
+            except RuntimeError:
+                return f"<nested tensor of {obj.size(0)} components, dtype {obj.dtype}>"
+            layout = ", layout=torch.jagged" if obj.layout == torch.jagged else ""
+            return f"torch.nested.nested_tensor([{', '.join(parts)}]{layout})"
         if obj.layout != torch.strided or obj.device.type == "meta" or obj.is_quantized:
             return f"<{obj.layout} tensor on {obj.device}, shape {tuple(obj.shape)}, dtype {obj.dtype}>"
         host = obj.detach().cpu()
@@ -245,9 +269,14 @@ def describe_value(obj: Any) -> str:
             # array C-contiguous: rebuilt as a flipped view of the flipped values (same values, same signs).
             base = f"np.flip(np.flip({base}, {flipped}).copy(), {flipped})"
         if not obj.flags.c_contiguous or obj.strides != c_strides:
-            notes.append(f"strides {obj.strides}")
+            rebuilt = _strided_array_expr(obj, base)
+            if rebuilt is None:
+                notes.append(f"strides {obj.strides}")
+            else:
+                base = rebuilt
         if not obj.flags.writeable:
-            notes.append("read-only")
+            # a read-only view of the same values and strides, in one expression
+            base = f"np.lib.stride_tricks.as_strided({base}, writeable=False)"
         return base + (f"  # {', '.join(notes)}" if notes else "")
     if isinstance(obj, (list, tuple)):
         if _count_leaves(obj, LITERAL_MAX_ELEMENTS) > LITERAL_MAX_ELEMENTS:
@@ -271,23 +300,41 @@ class LazyCall:
 
     __slots__ = ("_args", "_text")
 
-    def __init__(self, data: Any, kwargs: dict[str, Any], fn: str = "async_tensor_h2d") -> None:
-        self._args: tuple[Any, dict[str, Any], str] | None = (data, dict(kwargs), fn)
+    def __init__(
+        self,
+        data: Any,
+        kwargs: dict[str, Any],
+        fn: str = "async_tensor_h2d",
+        arg_names: Mapping[str, str] | None = None,
+    ) -> None:
+        self._args: tuple[Any, dict[str, Any], str, Mapping[str, str] | None] | None = (
+            data,
+            dict(kwargs),
+            fn,
+            arg_names,
+        )
         self._text: str | None = None
 
     def __str__(self) -> str:
         if self._text is None and self._args is not None:
-            data, kwargs, fn = self._args
-            self._text, self._args = describe_call(data, kwargs, fn=fn), None
+            data, kwargs, fn, arg_names = self._args
+            self._text, self._args = describe_call(data, kwargs, fn=fn, arg_names=arg_names), None
         return self._text or ""
 
     def __bool__(self) -> bool:
         return True
 
 
-def describe_call(data: Any, kwargs: dict[str, Any], fn: str = "async_tensor_h2d") -> str:
-    """``fn(data, device=..., dtype=..., out=...)`` as Python source (each argument described once)."""
-    described = [("data", describe_value(data)), *((k, describe_value(v)) for k, v in kwargs.items())]
+def describe_call(
+    data: Any, kwargs: dict[str, Any], fn: str = "async_tensor_h2d", arg_names: Mapping[str, str] | None = None
+) -> str:
+    """``fn(data, device=..., dtype=..., out=...)`` as Python source (each argument described once).
+
+    ``fn`` and ``arg_names`` (protocol name -> the function's own, :attr:`Target.arg_names`)
+    make it the target's own call: ``async_h2d([1], target_device='cuda:0')``.
+    """
+    names = arg_names or {}
+    described = [("data", describe_value(data)), *((names.get(k, k), describe_value(v)) for k, v in kwargs.items())]
     parts = [text.split("  #")[0] if name == "data" else f"{name}={text.split('  #')[0]}" for name, text in described]
     notes = [f"{name}: {text.split('  # ', 1)[1]}" for name, text in described if "  # " in text]
     shared = _memory_shared_with_out(data, kwargs.get("out"))

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from . import errors
 from .calling import call_valid, expect_raise, synchronize
 from .checks import check
-from .describe import describe_call
 from .oracle import resolve_dtype
 from .registry import prop
 from .runner import require_device, run_given
@@ -29,7 +28,7 @@ __all__ = ["check_dtype_mismatch_rejected", "check_dtype_resolution"]
 @check("dtype")
 def check_dtype_resolution(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     """dtype: explicit ``dtype`` wins, else ``out.dtype``, else the data's own (torch.tensor's inference)."""
-    call = describe_call(data, kwargs, fn=target.fn_name)
+    call = target.describe_call(data, kwargs)
     expected = resolve_dtype(data, kwargs)
     result = call_valid("dtype", target, data, kwargs)
     synchronize()

@@ -15,8 +15,13 @@ stream, on a side copy stream, or on a stream per thread.
   (the loop orders the device as an engine must: the copy stream waits for the event after
   the previous step's consumer before overwriting static device tensors and a buffer's
   ``.gpu``);
-- the calls never wait for the stream: right after a step's calls, the previous step's
-  queued forward pass (calibrated spin work, longer than the host's step) is still running.
+- the calls never wait for the stream, judged by the stream's own state: a step is judged when
+  the previous step's queued forward pass (calibrated spin work, ten times the host's warm
+  step) is still running as its calls begin; the calls waited if it had finished when they
+  returned. One such step is a suspicion (a preempted host looks the same): the next forward
+  pass is queued with four times the work, and only a second judged step in a row that
+  outlasts it fails the contract, and ends the loop at once. A step whose preparation
+  outlasted the work is not judged, and more work is queued from then on.
   The only waits are the documented ones, made by the loop itself: before the host
   overwrites a buffer's ``.cpu``, it waits for the event recorded after that buffer's last
   copy (docs/reference.md: a pinned source may be read after the call returns);
@@ -56,7 +61,7 @@ from hypothesis import strategies as st
 from .buffer import make_buffer
 from .calling import synchronize
 from .checks import check
-from .gpu import busy, cycles_per_ms
+from .gpu import CONFIRM_FACTOR, MAX_BUSY_MS, busy, cycles_per_ms
 from .registry import prop
 from .reliability import quiescent_bytes
 from .runner import require_device, run_given
@@ -217,7 +222,9 @@ class _Loop:
         self.busy_ms = 0.0
         self.refs: list[tuple[int, str, weakref.ref[Any]]] = []
         self.seen: list[tuple[int, str, torch.Tensor, np.ndarray, str]] = []  # (step, name, consumed, expected, call)
-        self.blocked: list[tuple[int, str]] = []
+        self.blocked: list[tuple[int, str, float]] = []  # (step, its calls, ms of work queued): filled when concluded
+        self.suspect: tuple[int, str, float] | None = None  # a judged step whose calls returned after the work ended
+        self.unjudged = 0  # steps whose preparation outlasted the queued work (no evidence either way)
 
     # The consumer: what the forward pass reads, on the stream the forward runs on (0).
     def _consume(self, step: int, name: str, result: torch.Tensor, expected: np.ndarray, call: str) -> None:
@@ -318,6 +325,12 @@ class _Loop:
             )
             del fresh, fresh_arr
         results: list[tuple[str, torch.Tensor, np.ndarray, str]] = []
+        # Judged by the stream's own state: the previous step's forward pass must still run when the calls
+        # begin (else the host's preparation outlasted it: no evidence, and more work is queued from now on).
+        judged = timed and self.forward_done is not None and not self.forward_done.query()
+        if timed and self.forward_done is not None and not judged:
+            self.unjudged += 1
+            self.busy_ms = min(MAX_BUSY_MS, self.busy_ms * CONFIRM_FACTOR)
         # The engine's ordering on the device: the copy stream overwrites the static device tensors and the
         # buffers' .gpu only after the consumer of the previous step has read them (an event, never the host).
         s.wait(self.copy_stream, self.consumed)
@@ -366,8 +379,8 @@ class _Loop:
                         f"{name}.copy_to_gpu({tokens})",
                     )
                 )
-        if timed and self.forward_done is not None and self.forward_done.query():
-            self.blocked.append((step, "; ".join(r[3] for r in results)))
+        if judged:
+            self._judge_wait(step, "; ".join(r[3] for r in results))
         copied = s.record(self.copy_stream)
         if self.buffers:
             self.pending_buffer_event = copied
@@ -383,6 +396,22 @@ class _Loop:
         del results
         if self.busy_ms:
             self.forward_done = s.busy(0, self.busy_ms)  # this step's forward pass, queued behind its inputs
+
+    def _judge_wait(self, step: int, calls: str) -> None:
+        """The calls of a judged step returned: did they outlast the forward pass that was running when they began?
+
+        Once is a suspicion (the host may have been preempted): the next forward pass is queued
+        with ``CONFIRM_FACTOR`` times the work, and only a second judged step in a row that
+        outlasts it concludes that the calls waited for the stream (:attr:`blocked`).
+        """
+        if not self.forward_done.query():
+            self.suspect = None  # returned while the work still ran: an earlier suspicion was the host's
+            return
+        if self.suspect is not None:
+            self.blocked += [self.suspect, (step, calls, self.busy_ms)]
+            return
+        self.suspect = (step, calls, self.busy_ms)
+        self.busy_ms = min(MAX_BUSY_MS, self.busy_ms * CONFIRM_FACTOR)
 
     def dropped_buffer(self, step: int) -> None:
         """Create and drop a buffer (a request's scratch), as engines do when a batch shape changes."""
@@ -419,11 +448,12 @@ def _judge(loops: list[_Loop], plan: dict[str, Any], device: torch.device) -> No
                     call=f"{call} (lane {loop.lane})",
                 )
         if loop.blocked:
-            step, what = loop.blocked[0]
+            (first, what, ms1), (second, _, ms2) = loop.blocked[:2]
             fail(
                 "step-loop",
-                f"{where}: step {step}: the calls waited for the stream ({len(loop.blocked)} of {plan['steps']} steps): the previous step's forward pass ({loop.busy_ms:.0f} ms of queued work) had finished when they returned",
-                got="the host blocked",
+                f"{where}: step {second}: the calls waited for the stream: in steps {first} and {second} the previous step's forward pass "
+                f"({ms1:.0f} ms, then {ms2:.0f} ms of queued work) was running when the calls began and had finished when they returned",
+                got="the host blocked twice in a row",
                 expected="the calls return while the stream is still busy",
                 call=what[:400],
             )
@@ -486,6 +516,8 @@ def check_step_loop(target: Target, device: torch.device, plan: dict[str, Any]) 
         try:
             for s in range(2, plan["steps"] + 2):
                 loop.step(s, timed=cuda)
+                if loop.blocked:
+                    break  # concluded: the rest of the loop would wait out its forward passes again
                 if s % 3 == 0:
                     loop.dropped_buffer(s)
         except BaseException as exc:  # noqa: BLE001 - a thread's exception is raised in the caller below

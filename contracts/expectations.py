@@ -50,6 +50,7 @@ from typing import Any
 
 __all__ = [
     "CONDITIONS",
+    "FAULT",
     "RENAMED_TESTS",
     "XfailEntry",
     "condition_holds",
@@ -64,6 +65,10 @@ __all__ = [
 # --------------------------------------------------------------------------- expectations files
 
 
+#: The PATTERN of an entry that names a fault by what it is, under whichever contract shows it.
+FAULT = "fault"
+
+
 @dataclass(frozen=True)
 class XfailEntry:
     """One line of an expectations file (see the module docstring)."""
@@ -74,10 +79,44 @@ class XfailEntry:
     is_contract: bool
     match: str | None = None
     conditions: tuple[str, ...] = ()
+    inputs: tuple[str, ...] = ()  # a fault entry's input classes (``list``, ``ndarray+out``); empty: any
+
+    @property
+    def is_fault(self) -> bool:
+        """A ``fault`` entry: covers a violation of any contract by its message and input class."""
+        return self.pattern == FAULT
+
+    @property
+    def is_test(self) -> bool:
+        """A node-id entry."""
+        return not self.is_contract and not self.is_fault
 
     def covers(self, text: str) -> bool:
         """Whether this entry's ``match`` finds ``text`` (no ``match``: any text)."""
         return self.match is None or re.search(self.match, text) is not None
+
+    def covers_violation(self, violation: dict[str, Any]) -> bool:
+        """Whether this contract or fault entry covers ``violation`` (a dict of :func:`contracts.report.violations_of`)."""
+        if self.is_fault:
+            cls = violation.get("input_class") or ""
+            return (not self.inputs or cls in self.inputs or cls.split("+")[0] in self.inputs) and self.covers(
+                violation["message"]
+            )
+        return self.is_contract and self.pattern == violation["contract"] and self.covers(violation["message"])
+
+    def matches_test(self, nodeid: str, printed: str | None = None) -> bool:
+        """Whether this node-id entry names the test ``nodeid`` (the checkout's id) or ``printed`` (pytest's own).
+
+        An entry may be spelled as the checkout spells it (``tests/test_gpu.py::test_stream``) or as
+        pytest prints it for an installed suite (``test_gpu.py::test_stream``).
+        """
+        if not self.is_test:
+            return False
+        return (
+            nodeid.startswith(self.pattern)
+            or (printed is not None and printed.startswith(self.pattern))
+            or (not self.pattern.startswith("tests/") and nodeid.startswith("tests/" + self.pattern))
+        )
 
 
 #: The conditions ``if=`` accepts besides ``torch>=X`` / ``torch<X``.
@@ -145,22 +184,24 @@ def load_xfails(
             raise ValueError(
                 f"{where}: expected 'node-id-prefix-or-contract-id [match=REGEX] [if=COND,...]  # one-line reason', got {raw!r}"
             )
-        pattern, options = tokens[0], dict.fromkeys(("match", "if"))
+        pattern, options = tokens[0], dict.fromkeys(("match", "if", "input"))
         for token in tokens[1:]:
             key, eq, value = token.partition("=")
             if not eq or key not in options or not value or options[key] is not None:
                 raise ValueError(
-                    f"{where}: {token!r} is not 'match=REGEX' or 'if=COND,...' (once each; a regex has no spaces: write \\s)"
+                    f"{where}: {token!r} is not 'match=REGEX', 'if=COND,...' or (fault entries) 'input=CLASS,...' (once each; a regex has no spaces: write \\s)"
                 )
             options[key] = value
+        if options["input"] is not None and pattern != FAULT:
+            raise ValueError(f"{where}: input= is for '{FAULT}' entries only")
         if options["match"] is not None:
             try:
                 re.compile(options["match"])
             except re.error as exc:
                 raise ValueError(f"{where}: match={options['match']!r} is not a regular expression: {exc}") from None
-        elif pattern in ids:
+        elif pattern in ids or pattern == FAULT:
             raise ValueError(
-                f"{where}: a contract-wide entry must say which failure it expects: add match=REGEX (a pattern of its message)"
+                f"{where}: a {'fault' if pattern == FAULT else 'contract-wide'} entry must say which failure it expects: add match=REGEX (a pattern of its message)"
             )
         conditions = tuple(options["if"].split(",")) if options["if"] else ()
         try:
@@ -170,15 +211,27 @@ def load_xfails(
         if not active:
             inactive += 1
             continue
+        inputs = tuple(options["input"].split(",")) if options["input"] else ()
         entries.append(
-            XfailEntry(pattern, reason, f"{path.as_posix()}:{lineno}", pattern in ids, options["match"], conditions)
+            XfailEntry(
+                pattern, reason, f"{path.as_posix()}:{lineno}", pattern in ids, options["match"], conditions, inputs
+            )
         )
     return entries, inactive
 
 
-def match_xfails(nodeid: str, contract_ids: set[str], entries: list[XfailEntry]) -> list[XfailEntry]:
-    """Entries that apply to the test ``nodeid`` exercising ``contract_ids``."""
-    return [e for e in entries if (e.pattern in contract_ids if e.is_contract else nodeid.startswith(e.pattern))]
+def match_xfails(
+    nodeid: str, contract_ids: set[str], entries: list[XfailEntry], printed: str | None = None
+) -> list[XfailEntry]:
+    """Entries that apply to the test ``nodeid`` (``printed``: pytest's own id of it) exercising ``contract_ids``.
+
+    Fault entries apply to every test: they cover a fault under whichever contract shows it.
+    """
+    return [
+        e
+        for e in entries
+        if e.is_fault or (e.pattern in contract_ids if e.is_contract else e.matches_test(nodeid, printed))
+    ]
 
 
 def with_violated(
@@ -195,17 +248,20 @@ def expected_failure(
 ) -> list[XfailEntry]:
     """The entries that cover a failure (empty: it is UNEXPECTED).
 
-    Covered by a node-id entry whose ``match`` finds the whole failure text, or else
-    when every violation is covered by a contract entry of its contract whose ``match``
-    finds its message (a failure that is no contract violation needs a node-id entry).
+    Covered by a node-id entry whose ``match`` finds the whole failure text (a timeout or
+    another error too: only a node-id entry can cover a failure that is no violation), or else
+    when every violation is covered by a contract entry of its contract, or a fault entry,
+    whose ``match`` finds its message.
     """
     text = "\n".join([v["message"] for v in violations] + list(errors))
-    by_node = [e for e in matched if not e.is_contract and e.covers(text)]
+    by_node = [e for e in matched if e.is_test and e.covers(text)]
     if by_node:
         return by_node
+    if not violations:
+        return []
     used: list[XfailEntry] = []
     for v in violations:
-        hits = [e for e in matched if e.is_contract and e.pattern == v["contract"] and e.covers(v["message"])]
+        hits = [e for e in matched if e.covers_violation(v)]
         if not hits:
             return []
         used += [e for e in hits if e not in used]

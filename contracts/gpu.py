@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from .buffer import buffer_values, make_buffer, repr_spec
 from .calling import call_valid, mutate, synchronize
 from .checks import check
-from .describe import describe_call, describe_value
+from .describe import describe_value
 from .oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype
 from .registry import prop
 from .runner import Rows, accepted, run_given
@@ -42,7 +42,8 @@ from .violations import NotApplicable, fail
 
 __all__ = [
     "BUSY_MS",
-    "NONBLOCKING_FRACTION",
+    "CALIBRATION_FACTOR",
+    "CONFIRM_FACTOR",
     "check_buffer_non_blocking",
     "busy",
     "check_back_to_back",
@@ -59,11 +60,19 @@ __all__ = [
     "requires_cuda",
 ]
 
-#: Work queued on the stream before the timed call, in ms (the ~100 ms the design specifies; docs/reference.md).
+#: Work queued on the stream before a timed call, in ms: at least this (the ~100 ms the design
+#: specifies), and at least ``CALIBRATION_FACTOR`` times the host time of the same call made warm
+#: on an idle stream, so a call that does not wait returns long before the work ends, on a loaded
+#: host too (docs/contracts.md, non-blocking).
 BUSY_MS = 100.0
-#: The call must return within this fraction of BUSY_MS (20 ms): 15x the slowest staged
-#: return measured on the H200 (1.3 ms at 64 MB), a fifth of what a blocking copy costs.
-NONBLOCKING_FRACTION = 0.2
+#: The queued work is at least this many times the warm call's own host time.
+CALIBRATION_FACTOR = 10.0
+#: A call seen to wait is timed once more behind this many times as much work before the kit
+#: concludes: a blocking call waits again, a call that was merely slow once (the host preempted)
+#: does not take four times as long again.
+CONFIRM_FACTOR = 4.0
+#: No timed call queues more than this (ms).
+MAX_BUSY_MS = 2000.0
 
 _CALIBRATION: dict[int, float] = {}
 
@@ -125,7 +134,7 @@ def check_staging(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     requires_cuda(target, "staging", device)
     if not target.pin_memory_available():
         raise NotApplicable("staging: the target reports pinned memory unavailable on this machine")
-    call = describe_call(data, kwargs)
+    call = target.describe_call(data, kwargs)
     names, result = memcpy_kinds(lambda: call_valid("staging", target, data, kwargs))
     h2d = [n for n in names if "HtoD" in n]
     pageable = [n for n in h2d if "Pageable" in n]
@@ -155,7 +164,7 @@ def check_pinned_not_restaged(target: Target, data: torch.Tensor, kwargs: dict[s
     """staging: an already pinned, dense input (contiguous or a permutation of it) of the target dtype is DMA'd as is (no new pinned buffer)."""
     device = resolve_device(kwargs)
     requires_cuda(target, "staging", device)
-    call = describe_call(data, kwargs)
+    call = target.describe_call(data, kwargs)
     if not (data.is_pinned() and dense_layout(data) and data.dtype == resolve_dtype(data, kwargs)):
         raise ValueError(
             f"check_pinned_not_restaged needs a pinned dense input of the target dtype, got {describe_value(data)}"
@@ -186,54 +195,73 @@ def check_pinned_not_restaged(target: Target, data: torch.Tensor, kwargs: dict[s
 
 @check("non-blocking", valid_call=True)
 def check_non_blocking(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = BUSY_MS) -> float:
-    """non-blocking: with ``busy_ms`` of work queued on the stream, the call returns within ``NONBLOCKING_FRACTION`` of it.
+    """non-blocking: behind queued work on the stream, the call returns while that work still runs.
 
-    A warm-up call first (so the caching host allocator holds a block of the size);
-    then the timed call. The stream must still be busy when the call returns, else the
-    call waited for it. Returns the host time of the call in ms.
+    A warm-up call first (so the caching host allocator holds a block of the size), timed
+    on the idle stream; then the call behind ``busy_ms`` of spin work, or ten times the warm
+    call's host time if that is more (:data:`CALIBRATION_FACTOR`). Whether the call waited
+    is read off the stream itself: the event recorded after the work had completed when the
+    call returned. A call seen to wait is timed again behind four times the work
+    (:data:`CONFIRM_FACTOR`) before the kit concludes, so a correct call that a loaded host
+    slowed once is not failed. Returns the host time of the passing call in ms.
+
+    Raises:
+        ContractViolation: the result differs, or the call waited for the queued work both times.
     """
     device = resolve_device(kwargs)
     requires_cuda(target, "non-blocking", device)
-    call = describe_call(data, kwargs)
+    call = target.describe_call(data, kwargs)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
-    call_valid("non-blocking", target, data, kwargs)
     synchronize()
-    result, host_ms, still_busy = _timed_behind_busy(
-        lambda: call_valid("non-blocking", target, data, kwargs), device, busy_ms
+    t0 = time.perf_counter()
+    call_valid("non-blocking", target, data, kwargs)
+    warm_ms = (time.perf_counter() - t0) * 1e3
+    synchronize()
+    result, host_ms = _returns_while_busy(
+        lambda: call_valid("non-blocking", target, data, kwargs), device, busy_ms, warm_ms, "the call", call
     )
     if not torch.equal(result, expected.to(result.device)):  # fast and right (device compare; report on mismatch)
         assert_same_values(result, expected, contract="non-blocking", call=call)
-    _fail_if_blocked("the call", host_ms, still_busy, busy_ms, call)
     return host_ms
 
 
 def _timed_behind_busy(fn: Callable[[], Any], device: torch.device, busy_ms: float) -> tuple[Any, float, bool]:
     """Queue ``busy_ms`` of spin work on ``device``'s current stream, then time ``fn()`` on the host.
 
-    Returns ``(fn's result, host ms, whether the busy work was still running when fn
-    returned)``, after a full synchronize.
+    Returns ``(fn's result, host ms, whether fn waited)``: it waited when the event recorded
+    after the spin work had completed by the time ``fn`` returned (the stream's own state,
+    not the host's clock). Synchronizes fully before returning.
     """
     done = busy(busy_ms, device)
     t0 = time.perf_counter()
     result = fn()
     host_ms = (time.perf_counter() - t0) * 1e3
-    still_busy = not done.query()
+    waited = bool(done.query())
     synchronize()
-    return result, host_ms, still_busy
+    return result, host_ms, waited
 
 
-def _fail_if_blocked(what: str, host_ms: float, still_busy: bool, busy_ms: float, call: str) -> None:
-    """non-blocking: fail unless ``what`` returned within ``NONBLOCKING_FRACTION`` of ``busy_ms``, the stream still busy."""
-    limit = NONBLOCKING_FRACTION * busy_ms
-    if host_ms > limit or not still_busy:
-        fail(
-            "non-blocking",
-            f"{what} blocked the host behind a stream busy for {busy_ms:.0f} ms"
-            + ("" if still_busy else " (the busy work had finished when it returned)"),
-            got=f"{host_ms:.2f} ms",
-            expected=f"< {limit:.0f} ms",
-            call=call,
-        )
+def _returns_while_busy(
+    fn: Callable[[], Any], device: torch.device, busy_ms: float, warm_ms: float, what: str, call: str
+) -> tuple[Any, float]:
+    """non-blocking: ``fn()`` behind calibrated queued work, confirmed once before failing; ``(result, host ms)``."""
+    queued = min(MAX_BUSY_MS, max(busy_ms, CALIBRATION_FACTOR * warm_ms))
+    seen: list[tuple[float, float]] = []
+    for factor in (1.0, CONFIRM_FACTOR):
+        work = min(MAX_BUSY_MS, queued * factor)
+        result, host_ms, waited = _timed_behind_busy(fn, device, work)
+        if not waited:
+            return result, host_ms
+        seen.append((work, host_ms))
+    fail(
+        "non-blocking",
+        f"{what} blocked the host until the stream's queued work had finished, twice (behind "
+        + " and ".join(f"{w:.0f} ms" for w, _ in seen)
+        + f" of spin work; warm on an idle stream it took {warm_ms:.2f} ms)",
+        got="returns after " + " and ".join(f"{h:.1f} ms" for _, h in seen) + ", the work done both times",
+        expected="a return while the queued work still runs",
+        call=call,
+    )
 
 
 @check("non-blocking")
@@ -268,12 +296,14 @@ def check_buffer_non_blocking(
     call = f"{repr_spec(spec, device)}.{what}"
     copy = getattr(buffer, direction)
     src, dst = (buffer.cpu, buffer.gpu) if direction == "copy_to_gpu" else (buffer.gpu, buffer.cpu)
+    t0 = time.perf_counter()
     copy(*args)
+    warm_ms = (time.perf_counter() - t0) * 1e3
     synchronize()
     if src.numel():
         src.view(torch.uint8).bitwise_xor_(0x5A if src.dtype is not torch.bool else 1)  # new values for the timed copy
     synchronize()
-    _, host_ms, still_busy = _timed_behind_busy(lambda: copy(*args), device, busy_ms)
+    _, host_ms = _returns_while_busy(lambda: copy(*args), device, busy_ms, warm_ms, direction, call)
     got, want = _bits(dst[:n].cpu()), _bits(src[:n].cpu())
     if not torch.equal(got, want):
         fail(
@@ -283,7 +313,6 @@ def check_buffer_non_blocking(
             expected=want.flatten()[:16].tolist(),
             call=call,
         )
-    _fail_if_blocked(direction, host_ms, still_busy, busy_ms, call)
     return host_ms
 
 
@@ -323,7 +352,7 @@ def check_snapshot(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms
         raise ValueError(
             "check_snapshot is for staged inputs; a pinned input of the target dtype may be read in place (check_pinned_hazard)"
         )
-    call = describe_call(data, kwargs)
+    call = target.describe_call(data, kwargs)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     synchronize()
     busy(busy_ms, device)
@@ -347,7 +376,7 @@ def check_back_to_back(target: Target, data: Any, kwargs: dict[str, Any], *, bus
         kwargs2["out"] = kwargs["out"].clone()
     dtype = resolve_dtype(data, kwargs)
     exp1, exp2 = expected_tensor(data, dtype), expected_tensor(second, dtype)
-    call = describe_call(data, kwargs)
+    call = target.describe_call(data, kwargs)
     synchronize()
     busy(busy_ms, device)
     r1 = call_valid("snapshot", target, data, kwargs)
@@ -357,7 +386,10 @@ def check_back_to_back(target: Target, data: Any, kwargs: dict[str, Any], *, bus
         r1, exp1, contract="snapshot", call=call + "  # followed at once by a second call with other values"
     )
     assert_same_values(
-        r2, exp2, contract="snapshot", call=describe_call(second, kwargs2) + "  # the second of two back-to-back calls"
+        r2,
+        exp2,
+        contract="snapshot",
+        call=target.describe_call(second, kwargs2) + "  # the second of two back-to-back calls",
     )
 
 
@@ -389,7 +421,7 @@ def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, An
     """
     device = resolve_device(kwargs)
     requires_cuda(target, "snapshot", device)
-    call = describe_call(data, kwargs)
+    call = target.describe_call(data, kwargs)
     dtype = resolve_dtype(data, kwargs)
     original = expected_tensor(data, dtype)
     # (b) documented wait, then overwrite: the result keeps the original values.
@@ -488,7 +520,7 @@ def check_stream_out(
     out = kwargs["out"]
     device = out.device
     requires_cuda(target, "stream", device)
-    call = describe_call(data, kwargs) + "  # under torch.cuda.stream(side stream)"
+    call = target.describe_call(data, kwargs) + "  # under torch.cuda.stream(side stream)"
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     side = torch.cuda.Stream(device)
     synchronize()
@@ -515,7 +547,7 @@ def check_stream_no_out(target: Target, data: Any, kwargs: dict[str, Any], *, bu
     """
     device = resolve_device(kwargs)
     requires_cuda(target, "stream", device)
-    call = describe_call(data, kwargs) + "  # under torch.cuda.stream(side stream)"
+    call = target.describe_call(data, kwargs) + "  # under torch.cuda.stream(side stream)"
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     if expected.numel() == 0:
         return

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from .calling import has_bytes, raw_storage, synchronize
 from .checks import check
-from .describe import describe_call, describe_value
+from .describe import describe_value
 from .domain import in_domain
 from .registry import prop
 from .runner import Rows, accepted, require_device, run_given
@@ -319,7 +319,7 @@ def check_input_untouched(
     as a failing call (nothing may change).
     """
     del raises  # documents the caller's intent; the outcome decides what may change
-    call = describe_call(data, kwargs, fn=target.fn_name)
+    call = target.describe_call(data, kwargs)
     guard = InputGuard(data, kwargs)
     try:
         target.call(data, kwargs)

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 from .calling import call_valid, mutate, synchronize
 from .checks import check
-from .describe import describe_call
 from .oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype, storage_span
 from .registry import prop
 from .runner import Rows, accepted, require_device, run_given
@@ -35,7 +34,7 @@ def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
         raise NotApplicable(
             f"no-alias on the host: target {target.name!r} declares host_copy=False (its host path stands in for a device, where a copy never aliases)"
         )
-    call = describe_call(data, kwargs, fn=target.fn_name)
+    call = target.describe_call(data, kwargs)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     result = call_valid("no-alias", target, data, kwargs)
     synchronize()

@@ -8,6 +8,7 @@ through a copied ``torch.from_numpy``, tensors through ``Tensor.to``. On valid i
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any, cast
 
@@ -72,14 +73,27 @@ def expected_tensor(data: Any, dtype: torch.dtype) -> torch.Tensor:
         # numpy and the data say (1, 0, 0)); the dtype still comes from torch.tensor (own_dtype).
         arr = np.array(data, copy=True)
         return torch.from_numpy(arr.astype(arr.dtype.newbyteorder("="), copy=False)).to(dtype)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)
-            return torch.tensor(data, dtype=dtype, device="cpu")
-    except TypeError:
-        # torch.tensor builds uint64 only from Python ints ("an integer is required"):
-        # floats go through float64 and Tensor.to, which truncates toward zero like int64.
-        return torch.from_numpy(np.asarray(data, dtype=np.float64)).to(dtype)
+    if _is_integer_dtype(dtype):
+        # torch.tensor refuses a float whose value lies past an integer dtype's range before
+        # truncating it (127.5 into int8), and builds uint64 only from Python ints: floats are
+        # truncated toward zero first (C's, numpy's and Tensor.to's conversion), ints stay exact.
+        data = _truncated(data)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.tensor(data, dtype=dtype, device="cpu")
+
+
+def _is_integer_dtype(dtype: torch.dtype) -> bool:
+    return not (dtype.is_floating_point or dtype.is_complex or dtype is torch.bool)
+
+
+def _truncated(data: Any) -> Any:
+    """``data`` (nested lists and tuples of scalars) with every float leaf truncated toward zero to an int."""
+    if isinstance(data, (list, tuple)):
+        return [_truncated(v) for v in data]
+    if isinstance(data, (float, np.floating)) and math.isfinite(data):
+        return math.trunc(data)
+    return data
 
 
 _BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
@@ -117,11 +131,19 @@ def assert_same_values(
     try:
         assert_close(actual, expected, rtol=0, atol=0, equal_nan=True, check_stride=False)
     except AssertionError as exc:
+        wide = torch.complex128 if expected.is_complex() else torch.float64
+        a, e = (actual, expected) if actual.dtype is torch.bool else (actual.to(wide), expected.to(wide))
+        differ = a != e
+        if a.is_floating_point() or a.is_complex():
+            differ &= ~(torch.isnan(a) & torch.isnan(e))
+        at = tuple(torch.nonzero(differ)[0].tolist()) if differ.any() else ()
+        summary = "; ".join(line.strip() for line in str(exc).splitlines()[1:] if line.strip())
+        # the values at the first differing index, then torch.testing's summary (count, greatest difference)
         fail(
             contract,
-            "result values differ from the reference conversion",
-            got=f"\n{exc}\n",
-            expected="equal",
+            f"result values differ from the reference conversion at index {at} ({summary})",
+            got=actual[at].item() if at or actual.dim() == 0 else "?",
+            expected=expected[at].item() if at or expected.dim() == 0 else "?",
             call=call,
         )
     if actual.dtype is torch.bool:

@@ -19,7 +19,6 @@ from hypothesis import strategies as st
 from . import errors
 from .calling import call_valid, expect_raise, raw_storage, synchronize
 from .checks import check
-from .describe import describe_call
 from .input_untouched import out_bytes_outside
 from .oracle import assert_same_values, expected_tensor, resolve_dtype
 from .registry import prop
@@ -42,7 +41,7 @@ def check_out_written_exactly(target: Target, data: Any, kwargs: dict[str, Any])
     """out: returns the very ``out``; writes exactly its elements (the storage around a view is untouched)."""
     target.require("out", "out")
     out = kwargs["out"]
-    call = describe_call(data, kwargs, fn=target.fn_name)
+    call = target.describe_call(data, kwargs)
     before = raw_storage(out)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
     result = call_valid("out", target, data, kwargs)
@@ -77,7 +76,7 @@ def check_out_equal(target: Target, data: Any, kwargs: dict[str, Any], expected:
         kwargs["out"],
         expected,
         contract="out",
-        call=describe_call(data, kwargs, fn=target.fn_name) + "  # against the documented outcome",
+        call=target.describe_call(data, kwargs) + "  # against the documented outcome",
     )
 
 

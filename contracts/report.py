@@ -21,6 +21,7 @@ __all__ = [
     "contracts_of_function",
     "digest_lines",
     "failure_text",
+    "said",
     "to_markdown",
     "violations_of",
 ]
@@ -338,6 +339,12 @@ class ConformanceReport:
         return jpath, mpath
 
 
+def said(problem: Problem) -> str:
+    """A problem's first failure as the target produced it, without its ``[contract]`` prefix (its kind, digits
+    masked, is only the grouping key)."""
+    return re.sub(r"^\[[a-z][a-z-]*\] ", "", problem.description)
+
+
 def digest_lines(problems: list[Problem], target: str, *, expected_in_full: bool = False) -> list[str]:
     """The digest as terminal lines: one line per distinct problem (the expected ones in one line unless ``expected_in_full``)."""
     if not problems:
@@ -351,7 +358,7 @@ def digest_lines(problems: list[Problem], target: str, *, expected_in_full: bool
         mark = "expected" if p.expected else "UNEXPECTED"
         inputs = f" ({', '.join(p.classes)})" if p.classes else ""
         lines.append(
-            f"  {p.id} [{p.contract}] {p.kind[:140]}{inputs}: {mark}, {len(p.tests)} test{'s' if len(p.tests) != 1 else ''}"
+            f"  {p.id} [{p.contract}] {said(p)[:160]}{inputs}: {mark}, {len(p.tests)} test{'s' if len(p.tests) != 1 else ''}"
         )
         verdict = "verified" if p.verified else f"not verified: {p.verify_reason}" if p.verified is False else "not run"
         lines.append(

@@ -373,6 +373,7 @@ def capture(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Captured:
         "default_dtype": torch.get_default_dtype(),
         "inference": torch.is_inference_mode_enabled(),
         "grad": torch.is_grad_enabled(),
+        "cwd": os.getcwd(),
     }
     get_default_device = getattr(torch, "get_default_device", None)
     if get_default_device is not None:
@@ -431,11 +432,34 @@ class _Writer:
         return np_expr if as_numpy else f"torch.from_numpy({np_expr})"
 
     def _typed_region_expr(self, r: _Region, index: int) -> str | None:
-        """A short constructor for a region that is exactly one contiguous tensor or array of a numeric dtype."""
+        """A short constructor for a region: exactly one contiguous tensor or array of a numeric dtype, else
+        the whole region read as the numeric dtype of a view over it (a strided view of an ``arange``)."""
         users = [n for n in self._all_nodes() if n.kind in ("tensor", "ndarray") and self._region_of(n) == index]
         if len(users) != 1:
-            return None
-        n = users[0]
+            return self._region_pattern_expr(r, users)
+        return self._one_user_expr(r, users[0]) or self._region_pattern_expr(r, users)
+
+    def _region_pattern_expr(self, r: _Region, users: list[_Node]) -> str | None:
+        """The region's bytes as a repeated pattern or progression of one of its views' numeric dtypes (verified by bytes)."""
+        for n in users:
+            if n.kind == "tensor":
+                try:
+                    np_dt = torch.empty(0, dtype=n.info["dtype"]).numpy().dtype
+                except TypeError:
+                    continue
+            else:
+                np_dt = n.info[2]
+            if np_dt.kind not in "biuf" or not np_dt.isnative or not r.nbytes or r.nbytes % np_dt.itemsize:
+                continue
+            flat = np.frombuffer(self._host_bytes(r), dtype=np_dt)
+            expr = pattern_expr(flat, "np.array({}, dtype='" + np_dt.str + "')")
+            if expr is not None:
+                as_numpy = r.device == "cpu" and r.tensors == 0
+                return f"{expr}.view(np.uint8)" if as_numpy else f"torch.from_numpy({expr}).view(torch.uint8)"
+        return None
+
+    def _one_user_expr(self, r: _Region, n: _Node) -> str | None:
+        """A short constructor for a region that is exactly ``n``, a contiguous tensor or array of a numeric dtype."""
         if n.kind == "tensor":
             info = n.info
             dt = info["dtype"]
@@ -752,6 +776,9 @@ class _Writer:
             wraps.append("torch.cuda.stream(torch.cuda.Stream())")
         lines = [header.rstrip("\n")] if header else []
         lines += [f"import {m}" for m in sorted(self.imports)]
+        if ":" in spec and state.get("cwd"):
+            # a target package that is not installed is found from where pytest ran, as it was there
+            lines += ["import sys", "", f"sys.path.insert(0, {state['cwd']!r})  # where pytest ran"]
         lines += ["", "from h2d_contracts.contracts import load_target", f"from {check_module} import {check_name}", ""]
         lines += [h.rstrip("\n") for h in self.helpers]
         if self.helpers:

@@ -29,6 +29,7 @@ __all__ = [
     "MAX_KINDS",
     "PHASES",
     "TIMED_PHASES",
+    "TIMED_SETTINGS",
     "Rows",
     "accepted",
     "capped_examples",
@@ -41,12 +42,18 @@ __all__ = [
 SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
 #: Hypothesis phases of every property: no ``explain`` (it re-runs a failing example under
-#: ``sys.settrace``, which turned one multi-MB failure on an H200 into minutes of tracing), and
-#: for timed properties (each example queues ~100 ms of GPU work) no ``shrink`` either: their
-#: draws are a size, a kind and a flag, readable unshrunk, and a shrink pass could rerun them
-#: hundreds of times.
+#: ``sys.settrace``, which turned one multi-MB failure on an H200 into minutes of tracing).
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
-TIMED_PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
+#: Timed properties (each example queues ~100 ms of GPU work and waits it out) keep the shrink
+#: phase: their draws are a few ``sampled_from`` choices (a size, a kind, a flag), so the shrinker
+#: tries a few dozen examples at most, seconds against a blocking target. What bounds them is
+#: :data:`TIMED_SETTINGS`: the first kind of failure ends the search.
+TIMED_PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink)
+#: Settings of a timed property (Hypothesis's own means of failing fast): one failure is reported,
+#: not every distinct one (``report_multiple_bugs=False``), and :func:`run_given` does not search
+#: again for other kinds (``max_kinds`` 1). A target whose copies block then ends with one shrunk
+#: falsifying example, its measured times and a reproduction in seconds, never at ``--timeout``.
+TIMED_SETTINGS: dict[str, Any] = {"report_multiple_bugs": False, "max_kinds": 1}
 
 #: The default profile's examples per property (h2d_contracts.plugin): a property's ``cap`` is
 #: its budget under that profile and scales with any other (fuzz: 5000 / 40 = 125 times as many).
@@ -123,14 +130,14 @@ def run_given(
     """Run ``body`` under ``@given(st.data())`` with the current profile plus ``overrides``, finding every kind of failure.
 
     ``cap`` is a heavy property's budget under the default profile, scaled with the
-    loaded one (:func:`capped_examples`); ``timed`` drops the shrink phase (see
-    :data:`TIMED_PHASES`). After a failure the search runs again with the kinds already
+    loaded one (:func:`capped_examples`); ``timed`` runs :data:`TIMED_PHASES` with
+    :data:`TIMED_SETTINGS` (the first failure ends the search). After a failure the search runs again with the kinds already
     found passing, up to :data:`MAX_KINDS` kinds (``overrides["max_kinds"]``: a mutant hunt
     needs one); then every kind found is raised (one
     violation, or an ``ExceptionGroup`` of one per kind). A target that answers
     differently on the same input is reported as a nondeterministic target.
     """
-    overrides = dict(overrides)
+    overrides = {**TIMED_SETTINGS, **overrides} if timed else dict(overrides)
     rounds = overrides.pop("max_kinds", MAX_KINDS)
     kw: dict[str, Any] = {
         "suppress_health_check": SUPPRESS,

@@ -39,7 +39,6 @@ from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_s
 from .buffer import host_aliased, make_buffer, wait
 from .calling import call_valid, synchronize
 from .checks import check, reproduce
-from .describe import describe_call
 from .oracle import assert_same_values, storage_span
 from .registry import prop
 from .runner import SUPPRESS, accepted, nondeterministic, require_device
@@ -170,7 +169,7 @@ class _Sequence:
             # no dtype: the list's own, float32 (torch's default float dtype) with a float in it, else int64
             floaty = self.floats[name] if k is None else self.floats[name][:k]
             expected = expected.to(torch.get_default_dtype() if bool(floaty.any()) else torch.int64)
-        call = describe_call(data, kwargs, fn=self.target.fn_name) + f"  # step {self.step} of the sequence"
+        call = self.target.describe_call(data, kwargs) + f"  # step {self.step} of the sequence"
         result = call_valid("sequence", self.target, data, kwargs)
         synchronize(self.device)
         assert_same_values(

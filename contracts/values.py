@@ -22,7 +22,7 @@ from hypothesis.extra import numpy as hnp
 
 from .calling import call_valid, check_device, synchronize
 from .checks import check
-from .describe import LazyCall, describe_call
+from .describe import LazyCall
 from .domain import in_domain
 from .oracle import assert_same_values, expected_tensor, own_dtype, resolve_device, resolve_dtype
 from .registry import prop
@@ -57,7 +57,7 @@ def check_values(target: Target, data: Any, kwargs: dict[str, Any]) -> torch.Ten
     made without ``out`` is contiguous (any input layout), and, with ``out``, that the
     returned object *is* ``out``. Returns the result.
     """
-    call = describe_call(data, kwargs, fn=target.fn_name)
+    call = target.describe_call(data, kwargs)
     dtype = resolve_dtype(data, kwargs)
     expected = expected_tensor(data, dtype)
     return _judged_call(target, data, kwargs, expected, call)
@@ -106,9 +106,8 @@ def check_values_bulk(target: Target, data: Any, kwargs: dict[str, Any], source:
     the oracle's element-by-element conversion). Otherwise as :func:`check_values`:
     device, bits, contiguity, autograd. Returns the result.
     """
-    call = LazyCall(
-        data, kwargs, fn=target.fn_name
-    )  # described only if the row fails (a million-element list costs 0.1 s)
+    # described only if the row fails (a million-element list costs 0.1 s)
+    call = LazyCall(data, kwargs, fn=target.fn_name, arg_names=target.arg_names)
     expected = source.detach().contiguous().to(resolve_dtype(data, kwargs))
     return _judged_call(target, data, kwargs, expected, call)  # type: ignore[arg-type]
 
@@ -126,7 +125,7 @@ def check_values_equal(target: Target, data: Any, kwargs: dict[str, Any], expect
         result,
         expected,
         contract="values",
-        call=describe_call(data, kwargs, fn=target.fn_name) + "  # against the documented outcome",
+        call=target.describe_call(data, kwargs) + "  # against the documented outcome",
     )
     return result
 
@@ -200,7 +199,7 @@ def check_values_first_call(target: Target, device: torch.device, *, timeout_s: 
     )
     for (what, dtype, values, error, warned), (_, data) in zip(found, cases):
         kwargs = {"device": device}
-        call = describe_call(data, kwargs, fn=target.fn_name) + "  # the first such call in a fresh process"
+        call = target.describe_call(data, kwargs) + "  # the first such call in a fresh process"
         expected = expected_tensor(data, resolve_dtype(data, kwargs))
         if error is not None:
             fail(

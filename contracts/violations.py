@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unittest
+from collections.abc import Callable
 from typing import Any, NoReturn
 
 __all__ = [
@@ -39,9 +40,44 @@ class ContractViolation(AssertionError):
     def __init__(self, contract: str, message: str) -> None:
         super().__init__(f"[{contract}] {message}")
         self.contract = contract
-        self.repro: str | None = None
         self.input_class: str = ""
         self.check: str = ""
+        self._repro: str | None = None
+        self._repro_problem = ""
+        # The script is written when first read (the report of the test's final failure), not when
+        # the violation is raised: a property's search raises many violations it then discards, and
+        # writing each one's script (compressing a 64 MiB input, say) cost a GPU run its time budget.
+        self._writer: Callable[[], tuple[str, str]] | None = None
+
+    @property
+    def repro(self) -> str | None:
+        """The reproduction script (written on first read; None when no check gave one)."""
+        if self._writer is not None:
+            writer, self._writer = self._writer, None
+            self._repro, self._repro_problem = writer()
+        return self._repro
+
+    @repro.setter
+    def repro(self, script: str | None) -> None:
+        self._repro, self._writer = script, None
+
+    @property
+    def repro_problem(self) -> str:
+        """Why the reproduction may not reproduce ('' when nothing is known to be lost)."""
+        self.repro  # noqa: B018 - writes the script if it is still pending
+        return self._repro_problem
+
+    @repro_problem.setter
+    def repro_problem(self, problem: str) -> None:
+        self._repro_problem = problem
+
+    def has_repro(self) -> bool:
+        """Whether a reproduction was given (written or pending), without writing it."""
+        return self._repro is not None or self._writer is not None
+
+    def defer_repro(self, writer: Callable[[], tuple[str, str]]) -> None:
+        """Give the reproduction as ``writer() -> (script, problem)``, called on the first read of :attr:`repro`."""
+        self._repro, self._writer = None, writer
 
 
 class KitError(Exception):

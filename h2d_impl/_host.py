@@ -385,10 +385,12 @@ def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
     reference refuses both instead):
 
     - complex -> non-complex: TypeError (the imaginary part would be dropped).
-    - float -> integer: NaN/inf is a ValueError; a finite value must itself lie in
-      the integer dtype's ``[min, max]`` (so ``-0.5`` is rejected for uint8, as
-      ``torch.tensor`` does), else ValueError; accepted values are truncated toward
-      zero (``Tensor.to`` semantics, e.g. ``[1.5, -2.7] -> [1, -2]``).
+    - float -> integer: the conversion of C, numpy (``astype``) and ``Tensor.to``: the value is
+      truncated toward zero (``[1.5, -2.7] -> [1, -2]``), and refused with ValueError only
+      when it is NaN or infinite, or when the truncated value lies outside the integer
+      dtype's ``[min, max]``. So ``127.5`` into int8 is 127 and ``-0.5`` into uint8 is 0
+      (``torch.tensor([127.5], dtype=torch.int8)`` refuses them; vLLM's list path builds with
+      it, docs/reference.md), while ``128.0`` into int8 and ``-1.5`` into uint8 are refused.
     - integer -> narrower integer: every value must lie in the target's range, else
       ValueError (e.g. ``[2**40]`` into ``int32``).
     - anything -> bool, and conversions into floating dtypes follow torch (nonzero is
@@ -425,10 +427,11 @@ def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
                 torch.from_numpy(np.array(bad_np, dtype=np.bool_, ndmin=0, copy=True))
             )  # 0-d: numpy gives a scalar
             raise ValueError(f"{_at(idx)} = {wide[idx].item()} cannot be converted to integer dtype {dtype}")
-        # The value itself must lie in [min, max] (torch.tensor's rule for Python
-        # floats: -0.5 is out of range for uint8). float(max) rounds up for int64, so
-        # max + 1, a power of two and exact in float64, is checked too.
-        bad_np = (wide_np < float(info.min)) | (wide_np > float(info.max)) | (wide_np >= float(info.max + 1))
+        # The value truncated toward zero must lie in [min, max] (C's, numpy's and Tensor.to's
+        # conversion: -0.5 into uint8 is 0). float(max) rounds up for int64, so max + 1, a
+        # power of two and exact in float64, is checked too.
+        whole = np.trunc(wide_np)
+        bad_np = (whole < float(info.min)) | (whole > float(info.max)) | (whole >= float(info.max + 1))
     else:
         sinfo = torch.iinfo(source.dtype)
         if sinfo.min >= info.min and sinfo.max <= info.max:

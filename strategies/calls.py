@@ -291,7 +291,7 @@ VALUE_KINDS: dict[str, tuple[tuple[str, ...], str]] = {
     "nan-to-int": (("list", "ndarray", "tensor", "scalar"), "a NaN into an integer dtype"),
     "inf-to-int": (("list", "ndarray", "tensor", "scalar"), "+-inf into an integer dtype"),
     "out-of-range-int": (("list", "ndarray", "tensor", "scalar"), "2**40 into a narrower integer dtype"),
-    "out-of-range-uint8": (("list", "ndarray", "tensor", "scalar"), "-1 (or -0.5) into uint8"),
+    "out-of-range-uint8": (("list", "ndarray", "tensor", "scalar"), "-1 (or -1.5, truncated to -1) into uint8"),
     "int-beyond-int64": (("list", "scalar"), "2**64 into int64 (only a Python int can hold it)"),
     "uint32-out-of-range": (("list", "ndarray", "tensor", "scalar"), "2**31 (a uint32) into int32"),
     "complex-to-real": (("list", "ndarray", "tensor", "scalar"), "1+2j into a real dtype"),
@@ -339,7 +339,7 @@ def value_case(kind: str, carrier: str, n: int, pick: int = 0) -> tuple[Any, tor
         return carry([1] * (n - 1) + [2**40], np.int64, torch.int64), narrow[pick % len(narrow)]
     if kind == "out-of-range-uint8":
         if pick % 2:
-            return carry([-0.5] + [1.0] * (n - 1), np.float64, torch.float64), torch.uint8
+            return carry([-1.5] + [1.0] * (n - 1), np.float64, torch.float64), torch.uint8
         return carry([-1] + [1] * (n - 1), np.int16, torch.int16), torch.uint8
     if kind == "int-beyond-int64":
         return [2**64] * n, torch.int64

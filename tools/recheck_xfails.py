@@ -61,14 +61,16 @@ def main(argv: list[str]) -> int:
         if not found and not errors and t.get("reason"):
             errors = [re.sub(r"^.*?: ", "", t["reason"])]
         hits = R.expected_failure(matched, found, errors)
-        covered.update(e.pattern for e in hits if e.is_contract)
+        covered.update(e.pattern if e.is_contract else e.source for e in hits if not e.is_test)
         line = ", ".join(f"{e.source}" for e in hits) if hits else "UNEXPECTED"
         print(f"{nodeid}: {line}")
         if not hits:
             unexpected.append(nodeid)
     listed = {e.pattern for e in entries if e.is_contract}
     ran = {c for t in report["tests"].values() for c in t.get("contracts", [])}
-    uncovered = sorted((listed & ran) - covered)
+    uncovered = sorted((listed & ran) - covered) + sorted(
+        e.source for e in entries if e.is_fault and e.source not in covered
+    )
     print(f"UNEXPECTED: {unexpected}")
     print(f"listed contracts with no covered failure: {uncovered}")
     return 1 if unexpected or uncovered else 0

@@ -110,6 +110,7 @@ def reference_target(
         version="mutant",
         spec=f"h2d_contracts.contracts.mutants:{name}",
         empty_cache=h2d_impl.empty_staging_cache,
+        call_name="async_tensor_h2d",  # the reference's function with one bug: call lines keep its name
     )
 
 

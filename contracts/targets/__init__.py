@@ -33,6 +33,7 @@ from typing import Any, TypeVar, cast, overload
 
 import torch
 
+from ..describe import describe_call
 from ..violations import NotApplicable
 
 __all__ = [
@@ -63,13 +64,11 @@ def last_call() -> str:
     recorded = getattr(_LAST, "call", None)
     if recorded is None:
         return ""
-    from ..describe import describe_call
-
-    fn, data, kwargs = recorded
+    target, data, kwargs = recorded
     try:
-        return describe_call(data, kwargs, fn=fn)
+        return cast(str, target.describe_call(data, kwargs))
     except Exception:  # noqa: BLE001 - a report helper must not fail the report
-        return f"{fn}(<{type(data).__name__}>, {sorted(kwargs)})"
+        return f"{target.fn_name}(<{type(data).__name__}>, {sorted(kwargs)})"
 
 
 #: Capabilities a target may declare.
@@ -134,6 +133,8 @@ class Target:
         arg_names: the function's own names for the protocol's arguments where they differ
             (``{"device": "target_device"}`` for vLLM <= 0.20): a refusal naming either
             names the argument.
+        call_name: the name ``call:`` lines and reproductions give the function (default: its
+            own ``__name__``; set it when the factory wraps the function in a lambda).
         host_copy: whether the main function, pointed at the host (``device="cpu"``),
             promises a copy (a result that shares no memory with ``data``). True for the
             reference and by default; False for functions whose host path only stands in
@@ -155,6 +156,7 @@ class Target:
     arg_names: Mapping[str, str] = field(default_factory=dict)
     host_copy: bool = True
     requires: frozenset[str] = frozenset()
+    call_name: str = ""
 
     def __post_init__(self) -> None:
         unknown = set(self.capabilities) - CAPABILITIES
@@ -214,8 +216,19 @@ class Target:
 
     @property
     def fn_name(self) -> str:
-        """The function name ``call:`` lines use: ``async_tensor_h2d``, or ``async_tensor_h2d_cpu`` for a CPU-variant entry point."""
-        return "async_tensor_h2d_cpu" if self.name.endswith("[cpu-variant]") else "async_tensor_h2d"
+        """The function name ``call:`` lines and reproductions use: :attr:`call_name` if given, else the
+        function's own ``__name__`` (through ``functools.wraps`` adapters), ``async_tensor_h2d`` for one
+        without a usable name (a lambda); a CPU-variant entry point named like the main function gets ``_cpu``."""
+        if self.call_name:
+            return self.call_name
+        name = getattr(inspect.unwrap(self.async_tensor_h2d), "__name__", "")
+        if not name.isidentifier():
+            name = "async_tensor_h2d"
+        return f"{name}_cpu" if self.name.endswith("[cpu-variant]") and not name.endswith("_cpu") else name
+
+    def describe_call(self, data: Any, kwargs: Mapping[str, Any]) -> str:
+        """A call of this target as Python source in its own names: ``async_h2d([1, 2], dtype=torch.int32, device=...)``."""
+        return describe_call(data, dict(kwargs), fn=self.fn_name, arg_names=self.arg_names)
 
     def argument_names(self, protocol: str) -> tuple[str, ...]:
         """The names a refusal may use for the protocol argument ``protocol``: it and the target's own name for it."""
@@ -224,7 +237,7 @@ class Target:
 
     def call(self, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
         """Call the main function the way the tests do (recorded for :func:`last_call`)."""
-        _LAST.call = (self.fn_name, data, kwargs)
+        _LAST.call = (self, data, kwargs)
         return self.async_tensor_h2d(data, **kwargs)
 
     def cpu_variant_target(self) -> Target:

@@ -99,10 +99,10 @@ class Outcomes:
             marked = [cid for m in item.iter_markers("contract") for cid in m.args]
             info.contracts = R.contracts_of_function(getattr(item, "function", None), marked)
             info.canonical = canonical_id(item)
-            info.xfail = X.match_xfails(info.canonical, info.contracts, state.xfails)
+            info.xfail = X.match_xfails(info.canonical, info.contracts, state.xfails, item.nodeid)
             used.update(info.xfail)
         for entry in state.xfails:
-            if entry not in used:
+            if entry not in used and not entry.is_fault:
                 warnings.warn(
                     pytest.PytestWarning(
                         f"{entry.source}: expected failure {entry.pattern!r} matched no collected test"
@@ -164,11 +164,11 @@ class Outcomes:
             v["expected"] = bool(matched) and bool(X.expected_failure(matched, [v], []))
         if not matched or rep.when != "call" or hasattr(rep, "wasxfail"):
             return rep
-        reason = "; ".join(f"{e.source}: {e.pattern}: {e.reason}" for e in matched)
+        reason = "; ".join(f"{e.source}: {e.pattern}: {e.reason}" for e in matched if not e.is_fault or rep.failed)
         if rep.failed:
             errors = R.failure_text(exc) if not found else []
             covering = X.expected_failure(matched, found, errors)
-            if covering and not timed_out:
+            if covering:  # a timeout or kit error only by a node-id entry (expected_failure)
                 rep.outcome = "skipped"
                 rep.wasxfail = "; ".join(f"{e.source}: {e.pattern}: {e.reason}" for e in covering)
             else:
@@ -179,7 +179,7 @@ class Outcomes:
                         f"UNEXPECTED: no entry's match= covers this failure (entries for this test: {reason}); violated {violated or 'no contract (another error)'}",
                     )
                 )
-        elif rep.passed and any(not e.is_contract for e in matched):
+        elif rep.passed and any(e.is_test for e in matched):
             rep.outcome = "failed"
             rep.longrepr = f"[XPASS(strict)] listed as an expected failure but passed: {reason}"
         return rep

@@ -106,7 +106,7 @@ class Verdict:
         collector.unmatched_xfails = [
             f"{e.source}: {e.pattern}"
             for e in entries
-            if not (e.pattern in tested if e.is_contract else any(n.startswith(e.pattern) for n in ran))
+            if not e.is_fault and not (e.pattern in tested if e.is_contract else any(e.matches_test(n) for n in ran))
         ]
         # A contract-id entry is strict at the contract's level: some test of its contract must have
         # failed as expected (by any entry of that contract). Not per entry: a property's search is
@@ -119,6 +119,13 @@ class Verdict:
             f"{e.source}: {e.pattern}"
             for e in entries
             if e.is_contract and e.pattern in tested and e.pattern not in covered
+        ]
+        # A fault entry is strict on its own: some violation of the run, under any contract, must be it.
+        violations = [v for t in collector.tests.values() for v in t["violations"]]
+        xpassed += [
+            f"{e.source}: {e.pattern} match={e.match}"
+            for e in entries
+            if e.is_fault and not any(e.covers_violation(v) for v in violations)
         ]
         collector.xpassed_contracts = xpassed
         collector.unwitnessed_xfails = [
@@ -137,7 +144,7 @@ class Verdict:
             )
         for line in xpassed:
             write(
-                f"h2d-contracts [XPASS(strict)] contract listed as an expected failure but none of its tests failed: {line}",
+                f"h2d-contracts [XPASS(strict)] contract or fault listed as an expected failure but no test failed by it: {line}",
                 red=True,
             )
         if xpassed and session.exitstatus == pytest.ExitCode.OK:
@@ -176,7 +183,7 @@ class Verdict:
             )
             path = where / f"{p.id}.py"
             path.write_text(script)
-            p.repro_path = _shown(path)
+            p.repro_path = _shown(path, absolute=Path(str(self.config.getoption("--h2d-report") or "")).is_absolute())
             jobs.append((p, script))
         verify_on = self.config.getoption("--h2d-verify") == "on" and len(jobs) <= MAX_VERIFIED
         if not verify_on:
@@ -217,7 +224,7 @@ class Verdict:
                 rep.sections.append(
                     (
                         "h2d problem",
-                        f"{p.id} [{p.contract}] {p.kind}\nreproduction: {p.repro_path or 'none'} ({verdict})",
+                        f"{p.id} [{p.contract}] {R.said(p)}\nreproduction: {p.repro_path or 'none'} ({verdict})",
                     )
                 )
 
@@ -241,8 +248,13 @@ class Verdict:
                 )
 
 
-def _shown(path: Path) -> str:
+def _shown(path: Path, *, absolute: bool = False) -> str:
+    """``path`` as the user named the report's place: absolute for an absolute ``--h2d-report``, else
+    relative to the working folder when it lies under it."""
+    if absolute:
+        return str(path.resolve())
     try:
-        return os.path.relpath(path)
+        rel = os.path.relpath(path)
     except ValueError:
         return str(path)
+    return str(path.resolve()) if rel.startswith("..") else rel

@@ -207,6 +207,16 @@ def test_match_and_expected_failure_rules():
     assert R.expected_failure([cid], [out_new], []) == []  # a new kind of failure of a listed contract: UNEXPECTED
     assert R.expected_failure([cid], [out_v, values_v], []) == []  # another contract broke too
     assert R.expected_failure([cid], [], ["TypeError"]) == []  # not a contract violation at all
+    fault = R.XfailEntry("fault", "r", "f:4", False, match=r"no\sexception", inputs=("list",))
+    assert R.match_xfails("tests/test_values.py::test_values[cpu]", {"values"}, [fault]) == [fault]
+    assert R.expected_failure([fault], [{**out_v, "input_class": "list+out"}], []) == [fault]
+    assert R.expected_failure([fault], [{**out_v, "input_class": "tensor+out"}], []) == []  # another input class
+    assert R.expected_failure([fault], [], ["TimeoutError"]) == []  # a fault entry covers violations only
+    assert R.match_xfails(
+        "tests/test_values.py::test_values[cpu]",
+        set(),
+        [node.__class__("test_values.py::test_values", "r", "f:5", False)],
+    )
     assert R.condition_holds("torch>=2.12", {"torch": "2.13.0+cpu"}) and not R.condition_holds(
         "torch<2.12", {"torch": "2.13.0+cpu"}
     )
@@ -325,6 +335,52 @@ def test_an_entry_not_witnessed_while_its_contract_fails_as_expected_is_a_note()
     ] == []
 
 
+def test_a_fault_entry_covers_its_fault_under_any_contract_and_an_unseen_one_fails_the_run():
+    """A ``fault`` entry names a fault by what it is (its message, optionally its input class), so it covers the fault
+    under whichever contract's draw meets it; one of another input class covers nothing; a fault no test showed is an
+    [XPASS(strict)]."""
+    broadcast = (
+        "fault  match=(no\\sexception:\\sgot\\sa\\sresult|wrong\\sexception\\stype)"
+        "  # out.copy_ broadcasts or torch refuses the shape, met by out and bad-input alike\n"
+    )
+    proc = _pytest(f"{OUT_SHAPE}[cpu]", BAD_BROADCAST, impl=MUTANT, xfails=broadcast, report="m")
+    assert proc.returncode == 0, proc.stdout
+    assert "2 xfailed" in proc.stdout
+    data = json.loads((proc.tmp / "m.json").read_text())
+    assert {data["tests"][t]["status"] for t in (f"{OUT_SHAPE}[cpu]", BAD_BROADCAST)} == {"xfailed"}
+    other = broadcast.replace(")  #", ")  input=tensor  #")
+    proc = _pytest(BAD_BROADCAST, impl=MUTANT, xfails=other + "fault  match=NeverSeenFault  # listed, never shown\n")
+    assert proc.returncode == 1, proc.stdout
+    assert "1 failed" in proc.stdout and "UNEXPECTED" in proc.stdout
+    assert "[XPASS(strict)] contract or fault listed" in proc.stdout and "NeverSeenFault" in proc.stdout
+
+
+def test_a_test_entry_covers_a_timeout_and_matches_the_id_pytest_prints(tmp_path):
+    """A node-id entry covers a test that ran past --timeout (a contract entry never does: a timeout is no violation); an
+    entry spelled as pytest prints an installed suite's ids (no ``tests/``) names the same test."""
+    test = "tests/test_values.py::test_values[cpu]"
+    proc = _pytest(
+        test,
+        "--timeout=3",
+        "-p",
+        "no:xdist",
+        impl="tests.meta._runner_targets:sleeps",
+        xfails="test_values.py::test_values[cpu]  match=ran\\spast\\sits  # every call of this target sleeps\n",
+        report="m",
+    )
+    assert proc.returncode == 0, proc.stdout
+    assert "1 xfailed" in proc.stdout
+    proc = _pytest(
+        test,
+        "--timeout=3",
+        "-p",
+        "no:xdist",
+        impl="tests.meta._runner_targets:sleeps",
+        xfails="values  match=.  # a contract entry\n",
+    )
+    assert proc.returncode == 1 and "1 failed" in proc.stdout, proc.stdout
+
+
 def test_unexpected_passes_fail_the_run_and_stale_entries_warn():
     proc = _pytest(
         "tests/test_no_target.py::test_no_target[cpu]",
@@ -335,7 +391,7 @@ def test_unexpected_passes_fail_the_run_and_stale_entries_warn():
     assert proc.returncode == 1, proc.stdout
     assert "[XPASS(strict)] listed as an expected failure but passed" in proc.stdout  # the node-id entry
     assert (
-        "[XPASS(strict)] contract listed as an expected failure but none of its tests failed" in proc.stdout
+        "[XPASS(strict)] contract or fault listed as an expected failure but no test failed by it" in proc.stdout
     )  # the contract entry
     assert "matched no collected test" in proc.stdout and "test_gone" in proc.stdout
 
