@@ -90,7 +90,7 @@ def make_buffer(target: Target, spec: dict[str, Any], device: torch.device) -> A
             f"a valid CpuGpuBuffer construction raised{pinned if spec['pin_memory'] else ''}",
             got=f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}",
             expected="a buffer",
-            call=repr_spec(spec, device),
+            call=repr_spec(spec, device, target.buffer_name),
         )
 
 
@@ -100,10 +100,11 @@ def wait(buffer: Any) -> None:
         torch.cuda.current_stream(buffer.gpu.device).synchronize()
 
 
-def repr_spec(spec: dict[str, Any], device: torch.device) -> str:
-    """``CpuGpuBuffer(...)`` with every constructor argument of ``spec`` (as :func:`strategies.buffer_specs` gives), runnable."""
+def repr_spec(spec: dict[str, Any], device: torch.device, name: str = "CpuGpuBuffer") -> str:
+    """``CpuGpuBuffer(...)`` (``name``: the target's class name) with every constructor argument of ``spec`` (as
+    :func:`strategies.buffer_specs` gives), runnable."""
     size = ", ".join(map(str, spec["size"]))
-    return f"CpuGpuBuffer({size}, dtype={spec['dtype']}, device=torch.device('{device}'), pin_memory={spec['pin_memory']}, with_numpy={spec.get('with_numpy', True)})"
+    return f"{name}({size}, dtype={spec['dtype']}, device=torch.device('{device}'), pin_memory={spec['pin_memory']}, with_numpy={spec.get('with_numpy', True)})"
 
 
 def _bytes(t: torch.Tensor) -> np.ndarray:
@@ -146,7 +147,9 @@ def _dirty_freed_memory(spec: dict[str, Any], device: torch.device) -> None:
 def check_buffer_init(target: Target, spec: dict[str, Any], device: torch.device) -> Any:
     """buffer: shapes, dtypes, devices, zero-initialised (after dirty memory was freed), pinned iff asked and available, ``.np`` aliases ``.cpu``."""
     _dirty_freed_memory(spec, device)
-    return _judge_built(target, make_buffer(target, spec, device), spec, device, repr_spec(spec, device))
+    return _judge_built(
+        target, make_buffer(target, spec, device), spec, device, repr_spec(spec, device, target.buffer_name)
+    )
 
 
 @check("buffer")
@@ -164,7 +167,7 @@ def check_buffer_constructed(target: Target, args: tuple[Any, ...], kwargs: dict
         "pin_memory": kwargs["pin_memory"],
         "with_numpy": kwargs.get("with_numpy", True),
     }
-    call = "CpuGpuBuffer(" + ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]) + ")"
+    call = f"{target.buffer_name}(" + ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]) + ")"
     try:
         buf = target.buffer_cls(*args, **kwargs)  # type: ignore[misc]
     except Exception as exc:  # noqa: BLE001 - a valid construction must not raise
@@ -244,7 +247,7 @@ def check_buffer_rejected(
     (it goes into the ``got`` part of a failure, so rows failing the same way are one kind).
     """
     target.require("buffer", "buffer")
-    call = "CpuGpuBuffer(" + ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]) + ")"
+    call = f"{target.buffer_name}(" + ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]) + ")"
     try:
         target.buffer_cls(*args, **kwargs)  # type: ignore[misc]
     except raises as exc:
@@ -280,7 +283,7 @@ def check_buffer_rejected(
 def check_numpy_view_rejected(target: Target, spec: dict[str, Any], device: torch.device) -> None:
     """buffer: ``with_numpy=True`` for a dtype numpy lacks (bfloat16, float8) raises ``ValueError`` naming ``dtype`` or ``with_numpy``."""
     target.require("buffer", "buffer")
-    call = repr_spec(spec, device)
+    call = repr_spec(spec, device, target.buffer_name)
     try:
         _construct(target, spec, device)
     except ValueError as exc:
@@ -357,7 +360,7 @@ def check_copy_to_gpu(
     """buffer: on a fresh buffer of ``spec``, ``copy_to_gpu(n)`` copies exactly rows ``[0, n)`` of ``values`` (written to ``.cpu``),
     returns the ``n``-row view of ``.gpu`` and leaves its other rows as they were."""
     buf = make_buffer(target, spec, device)
-    call = f"{repr_spec(spec, device)}.copy_to_gpu({n})"
+    call = f"{repr_spec(spec, device, target.buffer_name)}.copy_to_gpu({n})"
     aliased = host_aliased(buf)
     synchronize()
     if not aliased and buf.gpu.numel():
@@ -399,7 +402,7 @@ def check_copy_to_cpu(
     """buffer: on a fresh buffer of ``spec``, ``copy_to_cpu(n)`` mirrors copy_to_gpu: after the documented wait rows ``[0, n)``
     of ``.cpu`` hold ``values`` (written to ``.gpu``), the rest untouched, and the ``n``-row view of ``.cpu`` is returned."""
     buf = make_buffer(target, spec, device)
-    call = f"{repr_spec(spec, device)}.copy_to_cpu({n})"
+    call = f"{repr_spec(spec, device, target.buffer_name)}.copy_to_cpu({n})"
     aliased = host_aliased(buf)
     synchronize()
     if not aliased and buf.cpu.numel():
@@ -446,7 +449,7 @@ def check_row_count_rejected(target: Target, spec: dict[str, Any], device: torch
     if buf.cpu.numel():
         buf.cpu.view(torch.uint8).fill_(0x11)
     before = (_bytes(buf.cpu), _bytes(buf.gpu))
-    call = f"{repr_spec(spec, device)}.{method}({n!r})"
+    call = f"{repr_spec(spec, device, target.buffer_name)}.{method}({n!r})"
     try:
         getattr(buf, method)(n)
     except raises as exc:
@@ -485,7 +488,7 @@ def check_row_count_rejected(target: Target, spec: dict[str, Any], device: torch
 def check_roundtrip_bits(target: Target, spec: dict[str, Any], device: torch.device, values: torch.Tensor) -> None:
     """buffer: without ``.np`` any dtype (bfloat16, float8) makes a bit-exact cpu -> gpu -> cpu round trip."""
     buf = make_buffer(target, spec, device)
-    call = repr_spec(spec, device)
+    call = repr_spec(spec, device, target.buffer_name)
     buf.cpu.copy_(values)
     buf.copy_to_gpu()
     wait(buf)
@@ -516,7 +519,7 @@ class _Model:
         self.aliased = host_aliased(self.buf)
         self.cpu_model = _bytes(self.buf.cpu) * 0
         self.gpu_model = self.cpu_model if self.aliased else self.cpu_model.copy()
-        self.call = repr_spec(spec, device)
+        self.call = repr_spec(spec, device, target.buffer_name)
 
     def apply(self, op: tuple[Any, ...]) -> None:
         """Run one op on the buffer and the model; raise a violation where the buffer disagrees (after the documented wait)."""

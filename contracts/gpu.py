@@ -293,7 +293,7 @@ def check_buffer_non_blocking(
     )
     args = () if n is None else (n,)
     what = f"{direction}({'' if n is None else n})"
-    call = f"{repr_spec(spec, device)}.{what}"
+    call = f"{repr_spec(spec, device, target.buffer_name)}.{what}"
     copy = getattr(buffer, direction)
     src, dst = (buffer.cpu, buffer.gpu) if direction == "copy_to_gpu" else (buffer.gpu, buffer.cpu)
     t0 = time.perf_counter()
@@ -474,7 +474,7 @@ def check_buffer_hazard(
     target.require("buffer", "snapshot")
     buffer = make_buffer(target, spec, device)
     buffer.cpu.copy_(values)
-    call = f"{repr_spec(spec, device)}.copy_to_gpu({n})"
+    call = f"{repr_spec(spec, device, target.buffer_name)}.copy_to_gpu({n})"
     bits = buffer.cpu.view(torch.uint8)
     mask = 1 if buffer.cpu.dtype is torch.bool else 0x5A
     synchronize()

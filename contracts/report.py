@@ -439,6 +439,15 @@ def to_markdown(data: dict[str, Any]) -> str:
             lines.append("| " + " | ".join(cell.replace("|", "/") for cell in row) + " |")
     else:
         lines.append("None.")
+    if m.get("preamble") and problems:
+        lines += [
+            "",
+            "A failure's `call:` line is the call in the target's own names: pasted after this preamble, it runs as printed.",
+            "",
+            "```python",
+            m["preamble"].rstrip("\n"),
+            "```",
+        ]
     lines += ["", "## Contracts", "", "| contract | outcome | tests |", "|---|---|---|"]
     for cid, c in m["contracts"].items():
         lines.append(f"| {cid} | {c['outcome']} | {', '.join(f'{k} {v}' for k, v in c['tests'].items())} |")

@@ -226,6 +226,32 @@ class Target:
             name = "async_tensor_h2d"
         return f"{name}_cpu" if self.name.endswith("[cpu-variant]") and not name.endswith("_cpu") else name
 
+    @property
+    def buffer_name(self) -> str:
+        """The class name ``call:`` lines give the buffer: ``buffer_cls.__name__``, ``CpuGpuBuffer`` if it has none."""
+        name = getattr(self.buffer_cls, "__name__", "")
+        return name if name.isidentifier() else "CpuGpuBuffer"
+
+    def own_call(self, data: Any, **kwargs: Any) -> torch.Tensor:
+        """Call the main function with the function's own argument names (as ``call:`` lines show them)."""
+        protocol = {own: name for name, own in self.arg_names.items()}
+        return self.call(data, {protocol.get(k, k): v for k, v in kwargs.items()})
+
+    def preamble(self) -> str:
+        """Python source after which a ``call:`` line of this target runs as printed: the target loaded by its
+        spec, its function and buffer class bound to the names ``call:`` lines use."""
+        lines = ["import numpy as np", "import torch", ""]
+        if ":" in self.spec:
+            lines += ["import sys", "", f"sys.path.insert(0, {os.getcwd()!r})  # where pytest ran", ""]
+        lines += ["from h2d_contracts.contracts import load_target", "", f"target = load_target({self.spec!r})"]
+        lines.append(f"{self.fn_name} = target.own_call  # {self.name}'s function, called in its own argument names")
+        if "cpu-variant" in self.capabilities:
+            variant = self.cpu_variant_target()
+            lines.append(f"{variant.fn_name} = target.cpu_variant_target().own_call")
+        if self.buffer_cls is not None:
+            lines.append(f"{self.buffer_name} = target.buffer_cls")
+        return "\n".join(lines) + "\n"
+
     def describe_call(self, data: Any, kwargs: Mapping[str, Any]) -> str:
         """A call of this target as Python source in its own names: ``async_h2d([1, 2], dtype=torch.int32, device=...)``."""
         return describe_call(data, dict(kwargs), fn=self.fn_name, arg_names=self.arg_names)

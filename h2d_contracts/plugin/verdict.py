@@ -65,6 +65,7 @@ def _meta(config: pytest.Config) -> dict[str, Any]:
         "machine": f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, {cuda}",
         "command": shlex.join(["pytest", *config.invocation_params.args]),
         "xfails_file": state.xfails_file,
+        "preamble": target.preamble() if target.spec else "",
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }
 

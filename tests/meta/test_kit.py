@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import h2d_contracts.strategies as hs
 import numpy as np
@@ -557,3 +560,15 @@ def test_an_unknown_profile_lists_the_kits_profiles():
         "'defualt' is not a registered profile" in err and "default (" in err and "dev (" in err and "fuzz (" in err
     ), err[-2000:]
     assert "INTERNALERROR" not in err
+
+
+def test_generated_tables_in_the_docs_are_current():
+    """docs/ tables generated from the code (tools/doc_tables.py: the bad-input kinds) match the code."""
+    proc = subprocess.run(
+        [sys.executable, "tools/doc_tables.py", "--check"],
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
