@@ -37,6 +37,7 @@ from hypothesis.stateful import (
 from . import errors
 from .calling import synchronize
 from .checks import check, reproduce
+from .describe import literal
 from .registry import prop
 from .runner import SUPPRESS, Rows, nondeterministic, require_device, run_given
 from .targets import Target, torch_pin_memory_available
@@ -167,7 +168,11 @@ def check_buffer_constructed(target: Target, args: tuple[Any, ...], kwargs: dict
         "pin_memory": kwargs["pin_memory"],
         "with_numpy": kwargs.get("with_numpy", True),
     }
-    call = f"{target.buffer_name}(" + ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]) + ")"
+    call = (
+        f"{target.buffer_name}("
+        + ", ".join([*map(literal, args), *(f"{k}={literal(v)}" for k, v in kwargs.items())])
+        + ")"
+    )
     try:
         buf = target.buffer_cls(*args, **kwargs)  # type: ignore[misc]
     except Exception as exc:  # noqa: BLE001 - a valid construction must not raise
@@ -247,7 +252,11 @@ def check_buffer_rejected(
     (it goes into the ``got`` part of a failure, so rows failing the same way are one kind).
     """
     target.require("buffer", "buffer")
-    call = f"{target.buffer_name}(" + ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]) + ")"
+    call = (
+        f"{target.buffer_name}("
+        + ", ".join([*map(literal, args), *(f"{k}={literal(v)}" for k, v in kwargs.items())])
+        + ")"
+    )
     try:
         target.buffer_cls(*args, **kwargs)  # type: ignore[misc]
     except raises as exc:

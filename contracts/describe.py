@@ -46,12 +46,14 @@ def literal(value: Any) -> str:
         return "(" + ", ".join(literal(v) for v in value) + ("," if len(value) == 1 else "") + ")"
     if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
         return f"float('{value}')"
+    if isinstance(value, (np.ndarray, torch.Tensor, torch.device)):  # an array inside a list: rebuilt, not repr'd
+        return describe_value(value).split("  # ")[0]
     return repr(value)
 
 
 def _short_list(values: Any) -> str:
-    text = literal(values)
-    return text if len(text) <= 400 else text[:397] + "..." + text[-1]
+    """``literal(values)``, whole: a ``call:`` line must run as printed (at most ``LITERAL_MAX_ELEMENTS`` leaves come here)."""
+    return literal(values)
 
 
 def _count_leaves(value: Any, limit: int) -> int:
