@@ -1,38 +1,47 @@
 #!/usr/bin/env bash
-# The kit on a one-GPU runner, every stage time-boxed, results in at most 8 files under $OUT.
+# The kit on a one-GPU runner, every stage time-boxed, one small record under $OUT.
 #
+#   bash tools/gpu_runner.sh verify             # the verification of a commit: every stage below, in two calls' worth
 #   bash tools/gpu_runner.sh reference          # the contract suite's GPU tests against the reference, at $SEEDS
-#   bash tools/gpu_runner.sh vllm               # the same tests against vLLM (its .py files from $VLLM_TGZ), --h2d-report
-#   bash tools/gpu_runner.sh mutants            # the hunt of every GPU mutant of the catalogue
+#   bash tools/gpu_runner.sh vllm sglang        # the same against vLLM / SGLang (their .py files from $VLLM_TGZ / $SGLANG_TGZ)
+#   bash tools/gpu_runner.sh mutants            # the hunt of every GPU mutant of the catalogue, and the GPU meta-tests
+#                                               # (a blocking target must end with a verified reproduction in < 60 s)
+#   bash tools/gpu_runner.sh timed              # the timed GPU tests $REPEAT times with one worker, $REPEAT times with 4
 #   bash tools/gpu_runner.sh heldout            # a held-out GPU round ($ROUND under tools/heldout/) at $SEEDS
-#   bash tools/gpu_runner.sh reference vllm     # several stages in one go, in that order
 #
 # "GPU tests" are the tests on the CUDA device (`-k "cuda or gpu or reliability"`: the [cuda]
 # parametrisations, tests/test_gpu.py, tests/test_reliability.py); their host halves run in CI.
-# Python packages the GPU image lacks (pytest, hypothesis, xdist, timeout) come as wheels in
-# .whl/ (docs/gpu.md). OMP_NUM_THREADS keeps xdist workers from oversubscribing the host.
-# Writes $OUT/summary.md (GPU, torch, date, each stage's command, exit and wall time, counts)
-# and the JSON the tools read ($OUT/<stage>.json); the full log is $OUT/log.txt.
+# Python packages the GPU image lacks come as wheels in .whl/ (docs/gpu.md). OMP_NUM_THREADS
+# keeps xdist workers from oversubscribing the host.
+# Writes $OUT/summary.md (GPU, torch, date, commit, each stage's command, exit and wall time,
+# counts) and the JSON the tools read ($OUT/<stage>.json: the report cut to its verdict); the
+# full log is $OUT/log.txt. `verify` is `reference vllm sglang mutants timed`.
 set -u -o pipefail
 OUT=${OUT:-/tmp/h2d_out}; mkdir -p "$OUT"
 SEEDS=${SEEDS:-1 2}
 ROUND=${ROUND:-r23}
+REPEAT=${REPEAT:-10}
 VLLM_TGZ=${VLLM_TGZ:-.gpu_carry/vllm-0.33.0-py.tgz}
-WORKERS=${WORKERS:-2}
+SGLANG_TGZ=${SGLANG_TGZ:-.gpu_carry/sglang-0.5.23-py.tgz}
+WORKERS=${WORKERS:-4}
 TT=${TEST_TIMEOUT_S:-120}
 SELECT="cuda or gpu or reliability"
-export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
+#: The timed GPU tests (their verdicts read the stream while work is queued on it).
+TIMED="test_non_blocking or test_buffer_non_blocking or (test_step_loop and cuda) or (test_multi_stream and cuda) or test_snapshot or test_back_to_back or test_pinned_hazard or test_buffer_hazard"
+export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-3}
 LOG=$OUT/log.txt; SUMMARY=$OUT/summary.md
 if [ -d .whl ] && ! python3 -c "import hypothesis, xdist, pytest_timeout" 2>/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl >> "$LOG" 2>&1
   export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
+stages=("$@"); [ "${stages[*]}" = verify ] && stages=(reference vllm sglang mutants timed)
 {
-  echo "# GPU runner: $*, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "# GPU runner: ${stages[*]}, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo
+  echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
   echo "- GPUs: $(nvidia-smi -L 2>/dev/null | tr '\n' ';')"
   echo "- $(python3 -c 'import torch, hypothesis, pytest, sys; print(f"torch {torch.__version__} (CUDA {torch.version.cuda}), hypothesis {hypothesis.__version__}, pytest {pytest.__version__}, python {sys.version.split()[0]}")')"
-  echo "- seeds: $SEEDS; OMP_NUM_THREADS=$OMP_NUM_THREADS; xdist workers $WORKERS"
+  echo "- seeds: $SEEDS; OMP_NUM_THREADS=$OMP_NUM_THREADS; xdist workers $WORKERS; timed repeats $REPEAT"
   echo
   echo "| stage | exit | wall | result | command |"
   echo "|---|---|---|---|---|"
@@ -44,27 +53,58 @@ stage() {  # stage NAME SECONDS CMD...: run time-boxed (SIGINT first, so pytest 
   HYPOTHESIS_STORAGE_DIRECTORY=$(mktemp -d) timeout -s INT -k 20 "$secs" "$@" > "/tmp/stage-$name.log" 2>&1
   local rc=$?
   cat "/tmp/stage-$name.log" >> "$LOG"
-  local result; result=$(grep -E "[0-9]+ (passed|failed|error)|caught per seed" "/tmp/stage-$name.log" | tail -1 | tr '|' '/')
-  echo "| $name | $rc$([ $rc = 124 ] && echo ' (time limit)') | $(( $(date +%s) - t0 )) s | $result | \`$*\` |" >> "$SUMMARY"
+  local result; result=$(grep -E "[0-9]+ (passed|failed|error|xfailed|skipped)|caught per seed" "/tmp/stage-$name.log" | tail -1 | tr '|' '/')
+  local problems; problems=$(grep -E "distinct problems? of" "/tmp/stage-$name.log" | tail -1)
+  echo "| $name | $rc$([ $rc = 124 ] && echo ' (time limit)') | $(( $(date +%s) - t0 )) s | $result${problems:+; $problems} | \`$*\` |" >> "$SUMMARY"
+  return $rc
+}
+unpack() {  # unpack TGZ DIR: an engine's Python files, for the source-loading targets
+  rm -rf "$2" && mkdir -p "$2" && tar xzf "$1" -C "$2"
 }
 pytest_gpu=(python3 -m pytest -p no:cacheprovider -q -n "$WORKERS" --timeout "$TT" -o addopts= -rfE -k "$SELECT")
-for mode in "$@"; do
+for mode in "${stages[@]}"; do
   case $mode in
     reference)
       for s in $SEEDS; do stage "reference-seed$s" "${REFERENCE_S:-300}" "${pytest_gpu[@]}" --hypothesis-seed="$s" --h2d-report "$OUT/reference-seed$s" tests; done ;;
     vllm)
-      rm -rf /tmp/vllm_py && mkdir -p /tmp/vllm_py && tar xzf "$VLLM_TGZ" -C /tmp/vllm_py
-      stage vllm "${VLLM_S:-300}" env PYTHONPATH="/tmp/vllm_py:${PYTHONPATH:-}" "${pytest_gpu[@]}" --hypothesis-seed=20261201 --h2d-impl vllm --h2d-report "$OUT/vllm" tests ;;
+      unpack "$VLLM_TGZ" /tmp/vllm_py
+      for s in ${ENGINE_SEEDS:-20261201}; do
+        stage "vllm-seed$s" "${VLLM_S:-300}" env PYTHONPATH="/tmp/vllm_py:${PYTHONPATH:-}" "${pytest_gpu[@]}" --hypothesis-seed="$s" --h2d-impl vllm --h2d-report "$OUT/vllm-seed$s" tests
+      done ;;
+    sglang)
+      unpack "$SGLANG_TGZ" /tmp/sglang_py
+      for s in ${ENGINE_SEEDS:-20261201}; do
+        stage "sglang-seed$s" "${SGLANG_S:-200}" env PYTHONPATH="/tmp/sglang_py:${PYTHONPATH:-}" "${pytest_gpu[@]}" --hypothesis-seed="$s" --h2d-impl sglang --h2d-report "$OUT/sglang-seed$s" tests
+      done ;;
     mutants)
       names=$(python3 -c 'from h2d_contracts.contracts.mutants import MUTANTS; print(" or ".join(n for n, m in MUTANTS.items() if m.needs == "cuda"))')
-      stage mutants "${MUTANTS_S:-300}" python3 -m pytest -p no:cacheprovider -q -n "$WORKERS" --timeout 240 -o addopts= -rfE tests/meta/test_mutants.py -k "$names" ;;
+      stage mutants "${MUTANTS_S:-300}" python3 -m pytest -p no:cacheprovider -q -n "$WORKERS" --timeout 240 -o addopts= -rfE tests/meta/test_mutants.py -k "$names"
+      stage meta-gpu "${META_S:-120}" python3 -m pytest -p no:cacheprovider -q -o addopts= -rfE -m gpu tests/meta ;;
+    timed)
+      # the timed tests again and again against the reference: alone on the GPU, then four workers sharing it
+      for workers in 1 4; do
+        passed=0
+        for i in $(seq 1 "$REPEAT"); do
+          stage "timed-w$workers-run$i" "${TIMED_S:-120}" python3 -m pytest -p no:cacheprovider -q -n "$workers" --timeout "$TT" -o addopts= -rfE -k "$TIMED" --hypothesis-seed="$i" tests/test_gpu.py tests/test_engine.py && passed=$((passed + 1))
+        done
+        echo "| timed, $workers worker(s) | | | **$passed of $REPEAT runs passed** | (rows timed-w$workers-run*) |" >> "$SUMMARY"
+      done ;;
     heldout)
       # shellcheck disable=SC2086
       stage "heldout-$ROUND" "${HELDOUT_S:-480}" python3 tools/heldout.py "$OUT/heldout-$ROUND.json" tools/heldout "$ROUND" --seeds $SEEDS --jobs "${JOBS:-4}" -k "$SELECT" ${BUGS:+--bugs $BUGS} ;;
     *) echo "unknown stage $mode" >> "$SUMMARY" ;;
   esac
 done
-# the reports' markdown and reproductions stay in the log's machine; the JSONs come back
+# the reports' markdown and reproductions stay in the log's machine; the JSONs come back, cut to their verdict
 find "$OUT" -name "*.repro" -type d -exec rm -rf {} + 2>/dev/null
 find "$OUT" -name "*.md" ! -name summary.md -delete 2>/dev/null
+python3 - "$OUT" <<'PY'  # a reproduction's script stays behind with its folder: the verdict needs only its flag
+import json, pathlib, sys
+for path in pathlib.Path(sys.argv[1]).glob("*.json"):
+    data = json.loads(path.read_text())
+    for test in data.get("tests", {}).values():
+        for v in test.get("violations", []):
+            v.pop("repro", None)
+    path.write_text(json.dumps(data, indent=0, default=str) + "\n")
+PY
 cat "$SUMMARY"

@@ -1,6 +1,6 @@
 """Targets for tests/meta/test_runner_bounds.py: a run against them must still end with a report.
 
-``--h2d-impl tests.meta._runner_targets:corrupts_multi_mb`` and ``...:sleeps`` (importable from
+``--h2d-impl tests.meta._runner_targets:corrupts_multi_mb``, ``...:blocks`` and ``...:sleeps`` (importable from
 the kit's root, where the suite runs).
 """
 
@@ -28,6 +28,27 @@ def corrupts_multi_mb() -> Target:
         return result
 
     return Target(name="runner:corrupts_multi_mb", async_tensor_h2d=fn, capabilities=frozenset({"out", "cuda"}))
+
+
+def blocks() -> Target:
+    """The reference, but every call ends with a device synchronize ("to be safe"): it waits out all queued work.
+
+    What the non-blocking contract must report in seconds, with a shrunk example and a
+    verified reproduction, not by running into ``--timeout``.
+    """
+
+    def async_tensor_h2d(data, device=None, dtype=None, out=None):
+        result = h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
+        if result.device.type == "cuda":
+            torch.cuda.synchronize(result.device)
+        return result
+
+    return Target(
+        name="runner:blocks",
+        async_tensor_h2d=async_tensor_h2d,
+        capabilities=frozenset({"out", "cuda"}),
+        spec="tests.meta._runner_targets:blocks",
+    )
 
 
 def sleeps() -> Target:

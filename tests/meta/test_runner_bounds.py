@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 
 pytestmark = pytest.mark.meta
 
@@ -145,3 +146,44 @@ def test_hang_the_signal_cannot_reach_ends_the_worker_not_the_run(tmp_path):
     for test in tests.values():
         assert test["status"] == "failed" and "crashed while running" in "\n".join(test.get("errors", [])), test
     assert "call in flight: fn(" in proc.stderr, proc.stderr[-2000:]
+
+
+@pytest.mark.gpu
+def test_a_blocking_target_ends_with_a_verified_reproduction_in_under_a_minute(tmp_path):
+    """A target whose every call synchronizes the device: the non-blocking contract ends with one shrunk falsifying
+    example, both measured times and a verified reproduction well inside a minute, never at --timeout (CUDA only)."""
+    if not torch.cuda.is_available():
+        pytest.skip("GPU-only: the non-blocking contract needs a CUDA device")
+    report = tmp_path / "r"
+    t0 = time.monotonic()
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:xdist",
+            "-q",
+            "--timeout=120",
+            "--h2d-xfails=none",
+            f"--h2d-report={report}",
+            "--h2d-impl",
+            "tests.meta._runner_targets:blocks",
+            "tests/test_gpu.py::test_non_blocking",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    wall = time.monotonic() - t0
+    rep = json.loads(report.with_suffix(".json").read_text())
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    assert wall < 60, f"took {wall:.0f} s"
+    (test,) = rep["tests"].values()
+    assert test["status"] == "failed" and test["violations"], test
+    assert "blocked the host until the stream's queued work had finished, twice" in test["violations"][0]["message"]
+    (problem,) = rep["problems"]
+    assert problem["verified"], problem

@@ -352,7 +352,30 @@ def test_a_fault_entry_covers_its_fault_under_any_contract_and_an_unseen_one_fai
     proc = _pytest(BAD_BROADCAST, impl=MUTANT, xfails=other + "fault  match=NeverSeenFault  # listed, never shown\n")
     assert proc.returncode == 1, proc.stdout
     assert "1 failed" in proc.stdout and "UNEXPECTED" in proc.stdout
-    assert "[XPASS(strict)] contract or fault listed" in proc.stdout and "NeverSeenFault" in proc.stdout
+    # one test of the suite was selected: a fault it never met is a note here; a run of the whole suite fails on it
+    assert "NeverSeenFault (a fault; this run selected part of the suite)" in proc.stdout
+
+
+def test_a_fault_entry_is_strict_in_a_run_of_the_whole_suite():
+    """Which runs hold a fault entry strictly: the whole suite, not one narrowed by -k, -m or a test path."""
+    from types import SimpleNamespace
+
+    from h2d_contracts import SUITE_DIR
+    from h2d_contracts.plugin.verdict import _whole_suite
+
+    def config(args, keyword="", markexpr=""):
+        options = {"keyword": keyword, "markexpr": markexpr}
+        return SimpleNamespace(
+            args=args,
+            getoption=lambda name, default=None: options.get(name, default),
+            invocation_params=SimpleNamespace(dir=ROOT),
+        )
+
+    assert _whole_suite(config(["tests"])) and _whole_suite(config([str(SUITE_DIR)]))
+    assert not _whole_suite(config(["tests"], keyword="cuda"))
+    assert not _whole_suite(config(["tests"], markexpr="not gpu"))
+    assert not _whole_suite(config(["tests/test_values.py"]))
+    assert not _whole_suite(config(["tests/test_values.py::test_values"]))
 
 
 def test_a_test_entry_covers_a_timeout_and_matches_the_id_pytest_prints(tmp_path):
