@@ -21,6 +21,7 @@ from . import (  # noqa: F401 - registers the properties
     out,
     reliability,
     sequence,
+    side_effects,
     values,
 )
 from .describe import describe_call, describe_value
@@ -43,6 +44,7 @@ CATALOGUE = (
     "cpu-path",
     "bad-input",
     "input-untouched",
+    "side-effects",
     "sequence",
     "step-loop",
     "multi-stream",

@@ -15,6 +15,7 @@ import h2d_contracts.strategies as hs
 import torch
 from hypothesis import strategies as st
 
+from . import contexts
 from .calling import expect_raise
 from .checks import check
 from .domain import in_domain
@@ -28,9 +29,20 @@ __all__ = ["check_bad_input"]
 
 @check("bad-input")
 def check_bad_input(target: Target, data: Any, kwargs: dict[str, Any], raises: type[BaseException], kind: str) -> None:
-    """bad-input: the documented exception type (exactly), and ``out`` untouched."""
-    if kwargs.get("out") is not None and "out" not in target.capabilities:
+    """bad-input: the documented exception type (exactly), and ``out`` untouched.
+
+    Under the drawn calling context (:mod:`contracts.contexts`), except that an inference
+    ``out`` drawn under ``inference_mode`` is tried under ``no_grad``: torch refuses an
+    inference tensor's in-place update outside inference mode only, so inside it the call
+    is valid (docs/reference.md, calling contexts).
+    """
+    out = kwargs.get("out")
+    if out is not None and "out" not in target.capabilities:
         target.require("out", "bad-input")
+    if contexts.ambient() == "inference_mode" and isinstance(out, torch.Tensor) and out.is_inference():
+        with contexts.calling_context("no_grad"):
+            expect_raise("bad-input", target, data, kwargs, raises, f"bad input {kind!r}")
+        return
     expect_raise("bad-input", target, data, kwargs, raises, f"bad input {kind!r}")
 
 

@@ -34,7 +34,7 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from . import errors
+from . import contexts, errors
 from .calling import synchronize
 from .checks import check, reproduce
 from .describe import literal
@@ -64,7 +64,11 @@ __all__ = [
 def _construct(target: Target, spec: dict[str, Any], device: torch.device) -> Any:
     target.require("buffer", "buffer")
     return target.buffer_cls(
-        *spec["size"], dtype=spec["dtype"], device=device, pin_memory=spec["pin_memory"], with_numpy=spec["with_numpy"]
+        *spec["size"],
+        dtype=spec["dtype"],
+        device=device,
+        pin_memory=spec["pin_memory"],
+        with_numpy=spec["with_numpy"],
     )  # type: ignore[misc]
 
 
@@ -174,7 +178,8 @@ def check_buffer_constructed(target: Target, args: tuple[Any, ...], kwargs: dict
         + ")"
     )
     try:
-        buf = target.buffer_cls(*args, **kwargs)  # type: ignore[misc]
+        with contexts.entered():
+            buf = target.buffer_cls(*args, **kwargs)  # type: ignore[misc]
     except Exception as exc:  # noqa: BLE001 - a valid construction must not raise
         fail(
             "buffer",
@@ -258,7 +263,8 @@ def check_buffer_rejected(
         + ")"
     )
     try:
-        target.buffer_cls(*args, **kwargs)  # type: ignore[misc]
+        with contexts.entered():
+            target.buffer_cls(*args, **kwargs)  # type: ignore[misc]
     except raises as exc:
         if not _names_one(exc, BUFFER_ARGUMENT_NAMES):
             # the brief: bad input gets "a clear exception naming the argument"
@@ -377,7 +383,8 @@ def check_copy_to_gpu(
     buf.cpu.copy_(values)
     before_gpu = _bytes(buf.gpu)
     rows = _row_count(n, buf.gpu.shape[0])
-    view = buf.copy_to_gpu(n)
+    with contexts.entered():
+        view = buf.copy_to_gpu(n)
     wait(buf)
     synchronize()
     _check_returned_rows(view, buf.gpu, ".gpu", rows, values, call)
@@ -419,7 +426,8 @@ def check_copy_to_cpu(
     buf.gpu.copy_(values.to(buf.gpu.device))
     before_cpu = _bytes(buf.cpu)
     rows = _row_count(n, buf.cpu.shape[0])
-    view = buf.copy_to_cpu(n)
+    with contexts.entered():
+        view = buf.copy_to_cpu(n)
     wait(buf)  # the documented wait, before any read of .cpu
     _check_returned_rows(view, buf.cpu, ".cpu", rows, values, call)
     if aliased:

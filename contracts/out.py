@@ -29,7 +29,9 @@ from .violations import fail
 __all__ = [
     "OUT_DENSE_TABLE",
     "WRONG_OUT_SHAPES",
+    "WriteLog",
     "check_out_equal",
+    "check_out_seen_by_autograd",
     "check_out_shape_rejected",
     "check_out_written_exactly",
     "shaped_data",
@@ -44,6 +46,7 @@ def check_out_written_exactly(target: Target, data: Any, kwargs: dict[str, Any])
     call = target.describe_call(data, kwargs)
     before = raw_storage(out)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
+    version = out._version
     result = call_valid("out", target, data, kwargs)
     if result is not out:
         fail(
@@ -51,6 +54,16 @@ def check_out_written_exactly(target: Target, data: Any, kwargs: dict[str, Any])
             "return value is not the out object",
             got=f"a different tensor (id {id(result)})",
             expected=f"out (id {id(out)})",
+            call=call,
+        )
+    if out.numel() and out._version == version:
+        # written around autograd (out.data.copy_, a numpy view): a tensor saved for backward would then be
+        # used with the new values silently, where PyTorch promises an error (the version counter's purpose)
+        fail(
+            "out",
+            "out was written without advancing its version counter (autograd cannot see the write)",
+            got=f"out._version {out._version} after the call",
+            expected=f"more than {version}",
             call=call,
         )
     synchronize(out.device)
@@ -78,6 +91,87 @@ def check_out_equal(target: Target, data: Any, kwargs: dict[str, Any], expected:
         contract="out",
         call=target.describe_call(data, kwargs) + "  # against the documented outcome",
     )
+
+
+class WriteLog(torch.Tensor):
+    """A tensor subclass that records the in-place ops called on it (an engine's instrumented buffer)."""
+
+    writes: list[str]
+
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        name = getattr(func, "__name__", "")
+        if args and isinstance(args[0], WriteLog) and name.endswith("_") and not name.startswith("_"):
+            args[0].writes.append(name)
+        return super().__torch_function__(func, types, args, kwargs or {})
+
+
+@check("out")
+def check_out_seen_by_autograd(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
+    """out: the write is one autograd and a tensor subclass see.
+
+    ``kwargs["out"]`` (a floating dtype, grad enabled) is saved for backward by
+    ``(w * out).sum()`` before the call; after it, ``backward()`` must raise PyTorch's
+    "modified by an inplace operation" RuntimeError (a write through ``out.data`` or a numpy
+    view does not bump the version counter, and the old graph silently uses the new
+    values). Then the same call into a :class:`WriteLog` view of ``out`` must reach it
+    through one of its in-place methods (``copy_``...): a subclass's hooks are honoured.
+    """
+    target.require("out", "out")
+    out = kwargs["out"]
+    call = target.describe_call(data, kwargs)
+    with torch.enable_grad():
+        w = torch.ones((), dtype=out.dtype, device=out.device, requires_grad=True)
+        saved = (w * out).sum()
+    call_valid("out", target, data, kwargs)
+    try:
+        saved.backward()
+    except RuntimeError as exc:
+        if "modified by an inplace operation" not in str(exc):
+            raise
+    else:
+        fail(
+            "out",
+            "a backward that saved out ran after the call wrote out (autograd did not see the write)",
+            got="backward() returned",
+            expected="RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation",
+            call=call,
+        )
+    logged = out.as_subclass(WriteLog)
+    logged.writes = []
+    result = call_valid("out", target, data, {**kwargs, "out": logged})
+    if result is not logged or not logged.writes:
+        fail(
+            "out",
+            "a tensor subclass passed as out was not written through its own in-place methods",
+            got=f"in-place calls {logged.writes}, {'the same object' if result is logged else 'another object'} returned",
+            expected="the subclass's copy_ (or another in-place method) called, and out returned",
+            call=call + "  # out as a torch.Tensor subclass",
+        )
+
+
+@prop("out", table=True)
+def prop_out_autograd_table(target: Target, device: torch.device, **overrides: Any) -> None:
+    """out: a float out saved for backward, and a tensor subclass as out, for a list, an ndarray and a tensor: the write is seen."""
+    require_device(target, device, "out")
+    target.require("out", "out")
+    del overrides
+    rows = Rows("out autograd table")
+    for kind in ("list", "ndarray", "tensor"):
+        for shape, layout in (
+            ((4,), "contiguous"),
+            ((5,), "every other"),
+            ((2, 3), "transposed"),
+            ((300,), "contiguous"),
+        ):
+            if layout == "every other":
+                out = torch.zeros(2 * shape[0] + 1, dtype=torch.float32, device=device)[1::2]
+            elif layout == "transposed":
+                out = torch.zeros(shape[::-1], dtype=torch.float32, device=device).t()
+            else:
+                out = torch.zeros(shape, dtype=torch.float32, device=device)
+            rows.row(check_out_seen_by_autograd, target, shaped_data(kind, shape), {"out": out})
+    rows.finish()
 
 
 @check("out")

@@ -42,6 +42,7 @@ from typing import Any, cast
 import numpy as np
 import torch
 
+from . import contexts
 from .describe import describe_value, literal, pattern_expr
 
 __all__ = ["Captured", "MAX_EMBEDDED_BYTES", "Verdict", "capture", "run_script", "verify"]
@@ -374,6 +375,7 @@ def capture(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Captured:
         "inference": torch.is_inference_mode_enabled(),
         "grad": torch.is_grad_enabled(),
         "cwd": os.getcwd(),
+        "context": contexts.ambient(),
     }
     get_default_device = getattr(torch, "get_default_device", None)
     if get_default_device is not None:
@@ -768,6 +770,10 @@ class _Writer:
             f"{check_name}(target{''.join(', ' + a for a in args)}{''.join(f', {k}={v}' for k, v in kwargs.items())})"
         )
         wraps = []
+        if state.get("context", "none") != "none":
+            # the calling context the kit entered around each call into the target (contracts.contexts)
+            self.imports.add("h2d_contracts.contracts.contexts")
+            wraps.append(f"h2d_contracts.contracts.contexts.calling_context({state['context']!r})")
         if state.get("inference"):
             wraps.append("torch.inference_mode()")
         if not state.get("grad", True):

@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
+from .contexts import CONTEXT_CONTRACTS, CONTEXTS, calling_context
 from .domain import out_of_domain
 from .registry import contract_of
 from .violations import ContractViolation, NotApplicable, OutOfDomain, problem_key
@@ -124,6 +125,18 @@ def nondeterministic(exc: BaseException, contract: str, prop: str) -> ContractVi
     return violation
 
 
+def _in_drawn_context(body: Callable[[st.DataObject], None]) -> Callable[[st.DataObject], None]:
+    """``body`` with a calling context drawn first (:mod:`contracts.contexts`; shrinks to ``none``)."""
+
+    def in_context(data: st.DataObject) -> None:
+        name = data.draw(st.sampled_from(CONTEXTS), label="calling context")
+        with calling_context(name):
+            body(data)
+
+    in_context.__qualname__ = body.__qualname__
+    return in_context
+
+
 def run_given(
     body: Callable[[st.DataObject], None], overrides: dict[str, Any], cap: int | None = None, *, timed: bool = False
 ) -> None:
@@ -131,7 +144,9 @@ def run_given(
 
     ``cap`` is a heavy property's budget under the default profile, scaled with the
     loaded one (:func:`capped_examples`); ``timed`` runs :data:`TIMED_PHASES` with
-    :data:`TIMED_SETTINGS` (the first failure ends the search). After a failure the search runs again with the kinds already
+    :data:`TIMED_SETTINGS` (the first failure ends the search). A property of a contract in
+    :data:`~contracts.contexts.CONTEXT_CONTRACTS` draws its calling context first (the
+    override ``contexts=False`` turns that off). After a failure the search runs again with the kinds already
     found passing, up to :data:`MAX_KINDS` kinds (``overrides["max_kinds"]``: a mutant hunt
     needs one); then every kind found is raised (one
     violation, or an ``ExceptionGroup`` of one per kind). A target that answers
@@ -139,6 +154,7 @@ def run_given(
     """
     overrides = {**TIMED_SETTINGS, **overrides} if timed else dict(overrides)
     rounds = overrides.pop("max_kinds", MAX_KINDS)
+    with_contexts = overrides.pop("contexts", True)
     kw: dict[str, Any] = {
         "suppress_health_check": SUPPRESS,
         "deadline": None,
@@ -169,6 +185,8 @@ def run_given(
         return search
 
     prop = body.__qualname__.split(".")[0]
+    if with_contexts and _contract_of(body) in CONTEXT_CONTRACTS:
+        body = _in_drawn_context(body)
     for _ in range(rounds):
         try:
             given(data=st.data())(settings(**kw)(searcher()))()

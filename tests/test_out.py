@@ -21,3 +21,7 @@ def test_out_shape_table(target, device):
 
 def test_out_sizes(target, device):
     P.prop_out_sizes(target, device)
+
+
+def test_out_autograd_table(target, device):
+    P.prop_out_autograd_table(target, device)

@@ -28,6 +28,7 @@ from . import (  # noqa: F401 - registers the mutants
     reliability,
     scale,
     sequence,
+    side_effects,
     values,
 )
 from .base import MUTANTS, NEEDS, Mutant, mutant

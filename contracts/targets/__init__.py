@@ -33,6 +33,7 @@ from typing import Any, TypeVar, cast, overload
 
 import torch
 
+from .. import contexts
 from ..describe import describe_call
 from ..violations import NotApplicable
 
@@ -253,8 +254,11 @@ class Target:
         return "\n".join(lines) + "\n"
 
     def describe_call(self, data: Any, kwargs: Mapping[str, Any]) -> str:
-        """A call of this target as Python source in its own names: ``async_h2d([1, 2], dtype=torch.int32, device=...)``."""
-        return describe_call(data, dict(kwargs), fn=self.fn_name, arg_names=self.arg_names)
+        """A call of this target as Python source in its own names: ``async_h2d([1, 2], dtype=torch.int32, device=...)``,
+        the ambient calling context noted (``# under torch.no_grad()``)."""
+        text = describe_call(data, dict(kwargs), fn=self.fn_name, arg_names=self.arg_names)
+        under = contexts.describe()
+        return text if not under else text + ("; " if "  # " in text else "  # ") + under
 
     def argument_names(self, protocol: str) -> tuple[str, ...]:
         """The names a refusal may use for the protocol argument ``protocol``: it and the target's own name for it."""
@@ -264,7 +268,8 @@ class Target:
     def call(self, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
         """Call the main function the way the tests do (recorded for :func:`last_call`)."""
         _LAST.call = (self, data, kwargs)
-        return self.async_tensor_h2d(data, **kwargs)
+        with contexts.entered():  # the drawn calling context, around the target alone (contracts.contexts)
+            return self.async_tensor_h2d(data, **kwargs)
 
     def cpu_variant_target(self) -> Target:
         """The CPU-platform variant as a target of its own, so every host contract runs against it too.

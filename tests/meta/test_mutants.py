@@ -82,10 +82,38 @@ def _device_for(needs: str) -> torch.device:
     return torch.device("cuda", torch.cuda.current_device())
 
 
+def _hunt_in_a_fresh_process(name: str, device: torch.device) -> tuple[str, str] | None:
+    """:func:`hunt` in a fresh interpreter: a mutant whose bug is a process-wide change (the side-effects contract)
+    leaves the process changed (its default dtype, grad mode...), which the tests after it would inherit."""
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import json, torch\n"
+        "from tests.meta.test_mutants import hunt\n"
+        "from h2d_contracts.contracts.mutants import MUTANTS\n"
+        f"found = hunt(MUTANTS[{name!r}], torch.device({str(device)!r}))\n"
+        "print('H2D-HUNT ' + json.dumps(None if found is None else [found[0], str(found[1])]))\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=600)
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("H2D-HUNT ")), None)
+    assert line is not None, proc.stdout[-2000:] + proc.stderr[-3000:]
+    found = json.loads(line.removeprefix("H2D-HUNT "))
+    return None if found is None else (found[0], found[1])
+
+
 @pytest.mark.parametrize("name", sorted(MUTANTS))
 def test_mutant_is_killed(name: str) -> None:
     mutant = MUTANTS[name]
     device = _device_for(mutant.needs)
+    if "side-effects" in mutant.killed_by:
+        found_text = _hunt_in_a_fresh_process(name, device)
+        assert found_text is not None, f"mutant {name!r} ({mutant.doc}) survived contracts {mutant.killed_by}"
+        prop, line = found_text[0], found_text[1].splitlines()[0]
+        print(f"KILLED {name}: by {prop} -> {line}")
+        return
     found = hunt(mutant, device)
     assert found is not None, f"mutant {name!r} ({mutant.doc}) survived contracts {mutant.killed_by}"
     prop, violation = found

@@ -1,0 +1,82 @@
+"""The calling contexts engines run the helpers in, as an axis of the host contracts.
+
+Serving engines call ``async_tensor_h2d`` and ``CpuGpuBuffer`` under
+``torch.inference_mode()`` (vLLM's model runners) or ``torch.no_grad()``, and a process
+may have a default device set (``with torch.device(...)``, ``torch.set_default_device``).
+A helper must behave the same in each: a check written for one mode (an inference
+``out`` refused only while grad is enabled) lets ``out`` be written and then torch raises.
+
+A property of the contracts in :data:`CONTEXT_CONTRACTS` draws one of :data:`CONTEXTS`
+per example (label ``calling context``; shrinking goes to ``none``);
+:func:`calling_context` makes it the *ambient* context of this thread, and every call the
+kit makes into the target (:meth:`contracts.targets.Target.call`, buffer construction and
+copies) runs inside :func:`entered` of it, while the kit's own work (drawing inputs, the
+oracle, comparing) stays outside. A violation's reproduction records the context and
+runs its check under :func:`calling_context` again; its ``call:`` line notes it.
+
+``default_device`` is ``torch.device("meta")``: a helper that builds its host tensor on
+the default device (``torch.tensor(data)`` with no device) gets a meta tensor and fails
+on any machine, CI's CPU included. What the reference does in each context:
+docs/reference.md ("Calling contexts").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+import torch
+
+__all__ = ["CONTEXTS", "CONTEXT_CONTRACTS", "ambient", "calling_context", "describe", "entered"]
+
+#: The contexts drawn, the plain call first (what shrinking goes to).
+CONTEXTS = ("none", "no_grad", "inference_mode", "default_device")
+#: The contracts whose drawn properties run their calls in a drawn context.
+CONTEXT_CONTRACTS = frozenset({"values", "dtype", "out", "bad-input", "input-untouched", "buffer", "side-effects"})
+
+_STATE = threading.local()
+
+
+def ambient() -> str:
+    """This thread's ambient calling context (``none`` outside :func:`calling_context`)."""
+    return getattr(_STATE, "name", "none")
+
+
+@contextlib.contextmanager
+def calling_context(name: str) -> Iterator[None]:
+    """Make ``name`` (one of :data:`CONTEXTS`) the ambient context of this thread for the block.
+
+    Raises:
+        ValueError: ``name`` is not one of :data:`CONTEXTS`.
+    """
+    if name not in CONTEXTS:
+        raise ValueError(f"name must be one of {CONTEXTS}, got {name!r}")
+    before = ambient()
+    _STATE.name = name
+    try:
+        yield
+    finally:
+        _STATE.name = before
+
+
+def entered(name: str | None = None) -> contextlib.AbstractContextManager[object]:
+    """The torch context of ``name`` (default: the ambient one), to enter around one call into the target."""
+    name = ambient() if name is None else name
+    if name == "no_grad":
+        return torch.no_grad()
+    if name == "inference_mode":
+        return torch.inference_mode()
+    if name == "default_device":
+        return torch.device("meta")
+    return contextlib.nullcontext()
+
+
+def describe(name: str | None = None) -> str:
+    """The context as Python source for a ``call:`` line's note ('' for none)."""
+    name = ambient() if name is None else name
+    return {
+        "no_grad": "under torch.no_grad()",
+        "inference_mode": "under torch.inference_mode()",
+        "default_device": "under torch.device('meta') as the default device",
+    }.get(name, "")

@@ -1,0 +1,224 @@
+"""Contract ``side-effects``: every call, valid or failing, leaves the process as it found it.
+
+An H2D helper runs in the engine's process, on every decode step. A call that changes
+process-wide state changes the engine: a ``warnings.simplefilter("ignore", ...)`` left at
+function scope (no ``catch_warnings``) silences every later warning of the process, the
+engine's own included; a changed default dtype, grad mode, default device, thread count,
+numpy error state or random state changes what the engine computes next.
+
+:func:`process_state` reads everything of that kind a helper could plausibly touch
+(:data:`STATE_NAMES`): Python's warning filters, torch's default dtype, grad and
+inference mode, default device, intra-op and inter-op thread counts, the
+deterministic-algorithms flags, float32 matmul precision, torch's print options, numpy's
+error state and print options, the random states of torch, numpy and Python, the current
+CUDA device and stream (where CUDA is initialised), the garbage collector's switch, and
+the process environment. :func:`check_side_effects` reads it before and after one call
+and fails naming the first thing that changed. What is left out, on purpose: caches a
+helper owns (the reference's staging pools, torch's caching allocators: memory, judged
+by the hygiene contracts), warnings' once-registries (``__warningregistry__``: a warning
+shown once is the documented behaviour of ``warnings``), and threads a library starts once
+(torch's thread pools).
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import random
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import h2d_contracts.strategies as hs
+import numpy as np
+import torch
+from hypothesis import strategies as st
+
+from .buffer import make_buffer
+from .checks import check
+from .domain import in_domain
+from .registry import prop
+from .runner import require_device, run_given
+from .targets import Target
+from .violations import fail
+
+__all__ = ["STATE_NAMES", "check_side_effects", "process_state"]
+
+
+def _torch_rng() -> bytes:
+    return bytes(torch.random.get_rng_state().numpy().tobytes())
+
+
+def _numpy_rng() -> tuple[Any, ...]:
+    name, keys, pos, has_gauss, cached = np.random.get_state(legacy=True)  # type: ignore[misc]
+    return (name, bytes(np.asarray(keys).tobytes()), pos, has_gauss, cached)
+
+
+def _cuda_state() -> tuple[Any, ...] | None:
+    if not (torch.cuda.is_available() and torch.cuda.is_initialized()):
+        return None
+    return (torch.cuda.current_device(), torch.cuda.current_stream().cuda_stream)
+
+
+def _function_modes() -> list[str]:
+    # torch.set_default_device() and a TorchFunctionMode entered by hand live on this stack; torch's own
+    # get_default_device() reads it the same way (torch has no public reader of the stack itself)
+    from torch.overrides import _get_current_function_mode_stack
+
+    return [f"{type(m).__name__}({getattr(m, 'device', '')})" for m in _get_current_function_mode_stack()]
+
+
+def _print_options() -> tuple[Any, ...]:
+    from torch._tensor_str import PRINT_OPTS  # torch has no public getter of its print options
+
+    return tuple(sorted(vars(PRINT_OPTS).items()))
+
+
+#: What :func:`process_state` reads: name -> a function returning a comparable value.
+_READERS: dict[str, Callable[[], Any]] = {
+    "warnings.filters (a filter added or removed: warnings.simplefilter/filterwarnings outside catch_warnings)": lambda: (
+        list(warnings.filters)
+    ),
+    "torch.get_default_dtype()": torch.get_default_dtype,
+    "torch.is_grad_enabled()": torch.is_grad_enabled,
+    "torch.is_inference_mode_enabled()": torch.is_inference_mode_enabled,
+    "torch.get_default_device()": lambda: str(torch.get_default_device()),
+    "torch's function modes (torch.set_default_device, a TorchFunctionMode left entered)": _function_modes,
+    "torch.get_num_threads()": torch.get_num_threads,
+    "torch.get_num_interop_threads()": torch.get_num_interop_threads,
+    "torch.are_deterministic_algorithms_enabled()": lambda: (
+        torch.are_deterministic_algorithms_enabled(),
+        torch.is_deterministic_algorithms_warn_only_enabled(),
+    ),
+    "torch.get_float32_matmul_precision()": torch.get_float32_matmul_precision,
+    "torch's print options (torch.set_printoptions)": _print_options,
+    "numpy.geterr()": np.geterr,
+    "numpy.get_printoptions()": np.get_printoptions,
+    "torch's random state (torch.random.get_rng_state())": _torch_rng,
+    "numpy's global random state (numpy.random.get_state())": _numpy_rng,
+    "Python's random state (random.getstate())": random.getstate,
+    "the current CUDA device and stream": _cuda_state,
+    "gc.isenabled()": gc.isenabled,
+    "os.environ": lambda: dict(os.environ),
+}
+
+#: The names of the process-wide state the contract compares, in the order it reports them.
+STATE_NAMES = tuple(_READERS)
+
+
+def process_state() -> dict[str, Any]:
+    """A snapshot of the process-wide state of :data:`STATE_NAMES` (name -> value)."""
+    return {name: read() for name, read in _READERS.items()}
+
+
+def _first_change(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, Any, Any] | None:
+    for name in STATE_NAMES:
+        if before[name] != after[name]:
+            return name, before[name], after[name]
+    return None
+
+
+def _shown(name: str, value: Any) -> str:
+    if name.startswith("warnings.filters"):
+        return f"{len(value)} filters, first {value[:2]!r}"
+    if name.startswith("os.environ"):
+        return f"{len(value)} variables"
+    text = repr(value)
+    return text if len(text) <= 120 else f"{text[:60]}...({len(text)} characters)"
+
+
+@check("side-effects")
+def check_side_effects(target: Target, data: Any, kwargs: dict[str, Any], *, valid: bool = True) -> None:
+    """side-effects: one call of ``target`` on ``data``, ``kwargs`` leaves :func:`process_state` as it was.
+
+    ``valid``: whether the call is a valid one; a failing call (``valid=False``) may raise
+    whatever it raises (other contracts judge that), but must leave the process as it was too.
+
+    Raises:
+        ContractViolation: some process-wide state differs after the call (the first
+            one, in :data:`STATE_NAMES` order).
+    """
+    call = target.describe_call(data, kwargs)
+    environ = dict(os.environ)
+    before = process_state()
+    outcome = "returned"
+    try:
+        target.call(data, kwargs)
+    except Exception as exc:  # noqa: BLE001 - a refusal is judged by bad-input; here only what it left behind
+        outcome = f"raised {type(exc).__name__}"
+    after = process_state()
+    changed = _first_change(before, after)
+    if changed is None:
+        return
+    name, old, new = changed
+    if name.startswith("os.environ"):
+        added = sorted(set(new) - set(environ))
+        gone = sorted(set(environ) - set(new))
+        altered = sorted(k for k in set(new) & set(environ) if new[k] != environ[k])
+        old, new = "unchanged", f"added {added}, removed {gone}, changed {altered}"
+    fail(
+        "side-effects",
+        f"a {'valid' if valid else 'failing'} call ({outcome}) changed {name}",
+        got=_shown(name, new),
+        expected=_shown(name, old),
+        call=call,
+    )
+
+
+@check("side-effects")
+def check_buffer_side_effects(target: Target, spec: dict[str, Any], device: torch.device, n: int | None) -> None:
+    """side-effects (CpuGpuBuffer): construction, ``copy_to_gpu(n)`` and ``copy_to_cpu(n)`` leave :func:`process_state` as it was."""
+    target.require("buffer", "side-effects")
+    before = process_state()
+    buf = make_buffer(target, spec, device)
+    args = () if n is None else (n,)
+    buf.copy_to_gpu(*args)
+    buf.copy_to_cpu(*args)
+    changed = _first_change(before, process_state())
+    if changed is not None:
+        name, old, new = changed
+        fail(
+            "side-effects",
+            f"a CpuGpuBuffer's construction and copies changed {name}",
+            got=_shown(name, new),
+            expected=_shown(name, old),
+            call=f"{target.buffer_name}(*{spec['size']}, dtype={spec['dtype']}, device={str(device)!r}, pin_memory={spec['pin_memory']}).copy_to_gpu/cpu({'' if n is None else n})",
+        )
+
+
+@prop("side-effects")
+def prop_side_effects(target: Target, device: torch.device, **overrides: Any) -> None:
+    """side-effects: drawn valid calls and bad inputs, each leaving the process-wide state as it found it."""
+    require_device(target, device, "side-effects")
+    calls = hs.h2d_calls(device, inputs=target.inputs, requires=target.requires)
+    bad = hs.bad_inputs(device)
+
+    def body(data: st.DataObject) -> None:
+        for _ in range(data.draw(st.integers(1, 3), label="calls")):
+            if data.draw(st.booleans(), label="a valid call"):
+                call = data.draw(calls, label="call")
+                check_side_effects(target, call.data, call.kwargs)
+            else:
+                wrong = data.draw(bad, label="bad input")
+                if not in_domain(target, wrong.data, wrong.kwargs) or (
+                    wrong.kwargs.get("out") is not None and "out" not in target.capabilities
+                ):
+                    continue  # outside what the target declares: not its call
+                check_side_effects(target, wrong.data, wrong.kwargs, valid=False)
+
+    run_given(body, overrides)
+
+
+@prop("side-effects")
+def prop_buffer_side_effects(target: Target, device: torch.device, **overrides: Any) -> None:
+    """side-effects: CpuGpuBuffer construction and copies of drawn specs leave the process-wide state as they found it."""
+    require_device(target, device, "side-effects")
+    target.require("buffer", "side-effects")
+
+    def body(data: st.DataObject) -> None:
+        spec = data.draw(hs.buffer_specs(), label="buffer")
+        rows = spec["size"][0]
+        n = data.draw(st.one_of(st.none(), st.integers(0, rows)), label="n")
+        check_buffer_side_effects(target, spec, device, n)
+
+    run_given(body, overrides, cap=10)
