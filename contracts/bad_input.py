@@ -12,13 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 import h2d_contracts.strategies as hs
+import numpy as np
 import torch
 from hypothesis import strategies as st
 
 from . import contexts
-from .calling import expect_raise
+from .calling import call_valid, domain_kwargs, expect_raise
 from .checks import check
 from .domain import in_domain
+from .oracle import assert_same_values
 from .registry import prop
 from .runner import Rows, require_device, run_given
 from .targets import Target
@@ -67,11 +69,70 @@ def prop_bad_input_value_table(target: Target, device: torch.device, **overrides
     rows.finish()
 
 
+def device_spellings(device: torch.device) -> list[Any]:
+    """Every valid spelling of ``device``: for the host ``"cpu"``, ``torch.device("cpu")``, ``"cpu:0"`` and
+    ``torch.device("cpu", 0)``; for ``cuda:i`` the int ``i``, ``np.int64(i)``, ``"cuda:i"``, ``torch.device("cuda", i)``
+    and, for the current device, bare ``"cuda"``."""
+    if device.type != "cuda":
+        return ["cpu", torch.device("cpu"), "cpu:0", torch.device("cpu", 0)]
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    spellings: list[Any] = [index, np.int64(index), f"cuda:{index}", torch.device("cuda", index)]
+    return spellings + (["cuda"] if index == torch.cuda.current_device() else [])
+
+
+def _warm_calls(target: Target, device: torch.device) -> list[tuple[Any, dict[str, Any], torch.Tensor]]:
+    """Valid calls over every spelling of ``device``, kinds of data, dtypes and shapes: ``(data, kwargs, expected)``."""
+    calls: list[tuple[Any, dict[str, Any], torch.Tensor]] = []
+    for i, spelling in enumerate(device_spellings(device)):
+        if "list" in target.inputs:
+            calls.append(
+                (
+                    [1, 2, 3 + i],
+                    {"device": spelling, "dtype": torch.int32},
+                    torch.tensor([1, 2, 3 + i], dtype=torch.int32),
+                )
+            )
+        if "ndarray" in target.inputs:
+            arr = np.array([[1.5, -2.0], [0.25, float(i)]], dtype=np.float32)
+            calls.append((arr, domain_kwargs(target, arr, {"device": spelling}), torch.from_numpy(arr.copy())))
+        if "tensor" in target.inputs:
+            t = torch.arange(4 + i, dtype=torch.int64)
+            calls.append((t, domain_kwargs(target, t, {"device": spelling}), t.clone()))
+    if "out" in target.capabilities and "list" in target.inputs:
+        out = torch.zeros(3, dtype=torch.int64, device=device)
+        calls.append(([4, 5, 6], domain_kwargs(target, [4, 5, 6], {"out": out}), torch.tensor([4, 5, 6])))
+    return calls
+
+
+@check("bad-input")
+def check_bad_input_after_warm_calls(
+    target: Target, device: torch.device, data: Any, kwargs: dict[str, Any], raises: type[BaseException], kind: str
+) -> None:
+    """bad-input, after valid calls that fill whatever the target caches: every spelling of ``device`` (int, numpy
+    int, str, ``torch.device``, bare ``"cuda"``), lists, arrays and tensors of several dtypes and shapes, an ``out``.
+    Then the bad call must still be refused as documented (:func:`check_bad_input`: a resolved-device cache keyed
+    so that ``False == 0`` accepts ``device=False`` once ``device=0`` was resolved), and the valid calls made again
+    must still give their values (a failing call leaves the caches as they were)."""
+    warm = _warm_calls(target, device)
+    for args, kw, _ in warm:
+        call_valid("bad-input", target, args, kw)
+    check_bad_input(target, data, kwargs, raises, kind)
+    for args, kw, expected in warm:
+        result = call_valid("bad-input", target, args, kw)
+        assert_same_values(
+            result,
+            expected,
+            contract="bad-input",
+            call=target.describe_call(args, kw) + f"  # after the bad input {kind!r}",
+        )
+
+
 @prop("bad-input")
 def prop_bad_input(
     target: Target, device: torch.device, kinds: tuple[str, ...] | None = None, **overrides: Any
 ) -> None:
-    """bad-input: each catalogue kind raises its documented exception type; out untouched."""
+    """bad-input: each catalogue kind raises its documented exception type, out untouched; drawn cold or after
+    valid calls that warm the target's caches (:func:`check_bad_input_after_warm_calls`)."""
     require_device(target, device, "bad-input")
     seen = {"inside": 0, "outside": 0}
 
@@ -81,7 +142,10 @@ def prop_bad_input(
             seen["outside"] += 1  # data of a kind the target does not declare: not applicable
             return
         seen["inside"] += 1
-        check_bad_input(target, bad.data, bad.kwargs, bad.raises, bad.kind)
+        if data.draw(st.booleans(), label="after warm calls"):
+            check_bad_input_after_warm_calls(target, device, bad.data, bad.kwargs, bad.raises, bad.kind)
+        else:
+            check_bad_input(target, bad.data, bad.kwargs, bad.raises, bad.kind)
 
     run_given(body, overrides, cap=10 if kinds and len(kinds) == 1 else None)
     if not seen["inside"] and seen["outside"]:

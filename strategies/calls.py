@@ -527,7 +527,10 @@ def bad_inputs(draw: st.DrawFn, device: torch.device, *, kinds: tuple[str, ...] 
     if kind == "sparse-data":
         return BadInput(kind, torch.zeros(n).to_sparse(), {"out": out_for((n,), torch.float32)}, raises)
     if kind == "device-bool":
-        return BadInput(kind, good, {"device": True}, raises)
+        # both bools, and numpy's: False == 0 and True == 1 as dict keys, so a device cache keyed by value alone
+        # hands a bool the device an int spelled
+        flag = draw(st.sampled_from([False, True, np.bool_(False), np.bool_(True)]), label="bool")
+        return BadInput(kind, good, {"device": flag}, raises)
     if kind == "out-as-strided-overlap":
         side = n + 1  # a (side, side) view of side*side elements with strides (1, 1): rows overlap
         data = [[float(i)] * side for i in range(side)]

@@ -157,10 +157,28 @@ def set_bits(values: torch.Tensor, index: int, bits: int) -> None:
     values.view({2: torch.int16, 4: torch.int32, 8: torch.int64}[values.element_size()]).reshape(-1)[index] = signed
 
 
+#: Largest finite values (both signs) of each float dtype, as bit patterns: the extremes a narrower staging
+#: dtype turns into inf (bfloat16 through float16 above 65,504).
+_EXTREME_BITS: dict[torch.dtype, tuple[int, ...]] = {
+    torch.float16: (0x7BFF, 0xFBFF),
+    torch.bfloat16: (0x7F7F, 0xFF7F),
+    torch.float32: (0x7F7FFFFF, 0xFF7FFFFF),
+    torch.float64: (0x7FEFFFFFFFFFFFFF, 0xFFEFFFFFFFFFFFFF),
+}
+
+
 def _with_specials(draw: st.DrawFn, values: torch.Tensor) -> torch.Tensor:
-    """Overwrite up to three elements of ``values`` (contiguous, a float dtype) with special bit patterns."""
+    """Overwrite up to three elements of ``values`` (contiguous, a float dtype) with special bit patterns, or, drawn
+    now and then, every element with one of them: a list of signed zeros only, of one NaN payload only, of the
+    largest finite value only (a shortcut for "all zeros" or "all equal" must keep the bits)."""
     specials = _SPECIAL_BITS.get(values.dtype)
     if specials is None or values.numel() == 0:
+        return values
+    specials = specials + _EXTREME_BITS.get(values.dtype, ())
+    if draw(st.sampled_from((False,) * 5 + (True,)), label="one special value everywhere"):
+        bits = draw(st.sampled_from(specials), label="the special value")
+        for i in range(values.numel()):
+            set_bits(values, i, bits)
         return values
     picks = draw(
         st.lists(st.tuples(st.integers(0, values.numel() - 1), st.sampled_from(specials)), max_size=3),

@@ -17,10 +17,12 @@ lost, moved or duplicated element shows in the comparison.
 
 from __future__ import annotations
 
+import math
+
 import torch
 from hypothesis import strategies as st
 
-__all__ = ["MAX_EXPONENT", "ROW_LADDER", "SIZE_LADDER", "bulk_values", "ladder", "log_sizes"]
+__all__ = ["MAX_EXPONENT", "ROW_LADDER", "SIZE_LADDER", "SPECIAL_DTYPES", "bulk_values", "ladder", "log_sizes"]
 
 #: The ladder's top: 2**20 elements (1 Mi), the issue's "at least 2**20".
 MAX_EXPONENT = 20
@@ -96,6 +98,10 @@ def _range_of(dtype: torch.dtype) -> tuple[int, int]:
     return int(info.min), int(info.max)
 
 
+#: The float dtypes :func:`bulk_values` can carry special values in.
+SPECIAL_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+
 def bulk_values(
     n: int,
     dtype: torch.dtype,
@@ -103,6 +109,7 @@ def bulk_values(
     offset: int = 0,
     shape: tuple[int, ...] | None = None,
     exact_in: tuple[torch.dtype, ...] = (),
+    specials: bool = False,
 ) -> torch.Tensor:
     """A contiguous CPU tensor of ``n`` elements of ``dtype`` (``shape``, default ``(n,)``), built without a Python loop.
 
@@ -111,7 +118,11 @@ def bulk_values(
     bool alternates in a pattern of period 3 (not a power of two);
     complex dtypes carry ``i`` in the real and ``-i`` in the imaginary part (exact in
     float32 up to 2**24 elements). ``exact_in``: further dtypes every value must be exact
-    in (a conversion's target: values in the intersection of the ranges). Raises
+    in (a conversion's target: values in the intersection of the ranges). ``specials``
+    (float16, bfloat16, float32, float64): elements ``i`` with ``i % 61 < 9`` are the dtype's
+    largest finite value and its negative, its smallest subnormal and its negative, -0.0,
+    +-inf, a NaN and its smallest normal, so the extremes travel at every size (a payload of
+    a million elements staged through a narrower dtype turns them into inf). Raises
     ValueError when ``shape`` does not hold ``n``.
     """
     shape = (n,) if shape is None else tuple(shape)
@@ -134,5 +145,15 @@ def bulk_values(
     low = lo if hi - lo + 1 <= 2**31 else max(lo, -(2**30))
     values = (index * 7 + offset) % span + low
     if dtype.is_floating_point:
-        return values.to(torch.float64).to(dtype).reshape(shape)
+        out = values.to(torch.float64).to(dtype)
+        if specials and dtype in SPECIAL_DTYPES:
+            info = torch.finfo(dtype)
+            sub = info.tiny * info.eps  # the smallest subnormal
+            table = torch.tensor(
+                [info.max, -info.max, sub, -sub, -0.0, math.inf, -math.inf, math.nan, info.tiny], dtype=dtype
+            )
+            slot = index % 61
+            hit = slot < len(table)
+            out[hit] = table[slot[hit]]
+        return out.reshape(shape)
     return values.to(dtype).reshape(shape)

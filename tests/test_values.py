@@ -65,3 +65,7 @@ def test_values_log_sizes(target, device):
 
 def test_values_conversion_sizes(target, device):
     P.prop_values_conversion_sizes(target, device)
+
+
+def test_values_special_table(target, device):
+    P.prop_values_special_table(target, device)

@@ -189,3 +189,48 @@ def device_index_refusals_unnamed() -> Target:
         return R.async_tensor_h2d(data, device, dtype, out)
 
     return reference_target("device_index_refusals_unnamed", fn)
+
+
+_BY_TYPE: dict[str, Any] = {}
+
+
+@mutant(killed_by=("bad-input",))
+def device_cache_keyed_by_type() -> Target:
+    """the resolved-device cache is keyed by the device's type ("the host has one device"): once ``"cpu:0"`` was
+    resolved, ``"cpu:1"`` and ``torch.device("cpu", 1)`` are accepted as the host instead of refused."""
+
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
+        if isinstance(device, (str, torch.device)):
+            try:
+                key = torch.device(device).type
+            except (RuntimeError, ValueError):
+                key = None
+            if key in _BY_TYPE:
+                return R.async_tensor_h2d(data, _BY_TYPE[key], dtype, out)
+            result = R.async_tensor_h2d(data, device, dtype, out)
+            if key is not None:
+                _BY_TYPE[key] = result.device
+            return result
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return reference_target("device_cache_keyed_by_type", fn)
+
+
+_BY_VALUE: dict[Any, Any] = {}
+
+
+@mutant(killed_by=("bad-input",), needs="cuda")
+def device_cache_bool_equals_int() -> Target:
+    """the resolved-device cache is keyed by the value alone: ``False == 0`` as a dict key, so once ``device=0`` was
+    resolved, ``device=False`` is accepted as ``cuda:0`` instead of refused with TypeError (no int spelling of a device
+    is valid on a host without CUDA, so only a GPU shows it)."""
+
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
+        if isinstance(device, (int, np.integer)) and device in _BY_VALUE:
+            return R.async_tensor_h2d(data, _BY_VALUE[device], dtype, out)
+        result = R.async_tensor_h2d(data, device, dtype, out)
+        if isinstance(device, (int, np.integer)) and not isinstance(device, bool):
+            _BY_VALUE[device] = result.device
+        return result
+
+    return reference_target("device_cache_bool_equals_int", fn)

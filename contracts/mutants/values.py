@@ -137,3 +137,36 @@ def warning_filter_without_category() -> Target:
         return R.async_tensor_h2d(data, device, dtype, out)
 
     return reference_target("warning_filter_without_category", fn)
+
+
+@mutant(killed_by=("values",))
+def all_zero_list_shortcut() -> Target:
+    """a flat list whose every element is falsy skips the conversion (``if not any(data): np.zeros(...)``): a list of
+    -0.0 comes back as +0.0 (a signed zero is falsy)."""
+
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
+        if (
+            isinstance(data, list)
+            and data
+            and all(type(v) is float for v in data)
+            and not any(data)
+            and dtype in (None, torch.float32, torch.float64)
+        ):
+            zeros = np.zeros(len(data), dtype=np.float64 if dtype is torch.float64 else np.float32)
+            return R.async_tensor_h2d(zeros, device, dtype, out)
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return reference_target("all_zero_list_shortcut", fn)
+
+
+@mutant(killed_by=("values",), by=("prop_values_sizes",))
+def bfloat16_staged_through_float16_when_large() -> Target:
+    """bfloat16 tensors of 8,192 elements or more are staged as float16 ("half the bandwidth of float32"): every value
+    past float16's 65,504 becomes inf, its subnormals 0."""
+
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
+        if isinstance(data, torch.Tensor) and data.dtype is torch.bfloat16 and data.numel() >= 8192:
+            data = data.to(torch.float16).to(torch.bfloat16)
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return reference_target("bfloat16_staged_through_float16_when_large", fn)
