@@ -92,6 +92,8 @@ def pattern_expr(flat: np.ndarray, make: str) -> str | None:
         wide = "int64" if flat.dtype.kind in "iu" else "float64"
         start, step = flat[:2].astype(wide).tolist()
         step = step - start
+        if wide == "int64" and not -(2**63) <= step < 2**63:
+            return None  # no int64 progression (two bit patterns far apart: a NaN's and a number's)
         with np.errstate(all="ignore"):
             candidate = (np.arange(n, dtype=wide) * np.array(step, dtype=wide) + np.array(start, dtype=wide)).astype(
                 flat.dtype

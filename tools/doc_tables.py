@@ -6,6 +6,7 @@
 Each table lives between ``<!-- table:NAME -->`` and ``<!-- /table:NAME -->`` in its
 document; the kit's meta-tests run ``--check``.
 
+- ``mutants`` (docs/mutants.md): the catalogue's counts and one row per module;
 - ``bad-input-kinds`` (docs/contracts.md): every kind of
   ``contracts.errors.BAD_INPUT_KINDS``, the exception it must raise, and its smallest
   example (Hypothesis's ``find`` over ``strategies.bad_inputs(kinds=[kind])``: the shrunk
@@ -41,7 +42,29 @@ def bad_input_kinds() -> str:
     return "\n".join(rows)
 
 
-TABLES: dict[str, tuple[str, Callable[[], str]]] = {"bad-input-kinds": ("docs/contracts.md", bad_input_kinds)}
+def mutant_catalogue() -> str:
+    """The mutant catalogue: the counts by what each needs, then one row per module (contracts, mutants)."""
+    from h2d_contracts.contracts.mutants import MUTANTS, NEEDS
+
+    counts = {need: sum(1 for m in MUTANTS.values() if m.needs == need) for need in NEEDS}
+    head = f"{len(MUTANTS)} mutants: " + ", ".join(f"{n} `{need}`" for need, n in counts.items() if n) + "."
+    modules: dict[str, list] = {}
+    for m in MUTANTS.values():
+        modules.setdefault(m.factory.__module__.rsplit(".", 1)[-1], []).append(m)
+    rows = [head, "", "| module | killed by | mutants |", "|---|---|---|"]
+    for module, ms in modules.items():
+        killed = ", ".join(dict.fromkeys(c for m in ms for c in m.killed_by))
+        names = ", ".join(
+            f"`{m.name}`" + (f" ({m.needs})" if m.needs != "cpu" else "") for m in sorted(ms, key=lambda m: m.name)
+        )
+        rows.append(f"| `{module}` | {killed} | {names} |")
+    return "\n".join(rows)
+
+
+TABLES: dict[str, tuple[str, Callable[[], str]]] = {
+    "bad-input-kinds": ("docs/contracts.md", bad_input_kinds),
+    "mutants": ("docs/mutants.md", mutant_catalogue),
+}
 
 
 def rewritten(text: str, name: str, table: str) -> str:
