@@ -133,7 +133,8 @@ def check(contract: str, *, valid_call: bool = False) -> Callable[[F], F]:
             except Exception as exc:  # noqa: BLE001 - see the module docstring
                 violation = ContractViolation(
                     contract,
-                    f"{func.__name__} could not complete: the call raised {type(exc).__name__}: {str(exc)[:500]}",
+                    f"{func.__name__} could not complete: the call raised: got {type(exc).__name__}: {str(exc)[:500]}, "
+                    "expected the check's calls to return",
                 )
                 frame.attach(violation)
                 raise violation from exc

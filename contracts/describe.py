@@ -248,6 +248,8 @@ def describe_value(obj: Any) -> str:
             notes.append("made under torch.inference_mode()")
         if obj.numel() == 0 and obj.dim() != 1:
             base += f".reshape{tuple(obj.shape)}"  # an empty nested list loses the shape
+        if type(obj) is not torch.Tensor and not isinstance(obj, torch.nn.Parameter):
+            base += f".as_subclass({type(obj).__name__})"  # a tensor subclass (the report's preamble imports the kit's)
         if obj.requires_grad:
             base += ".requires_grad_()"  # a leaf that requires grad (a non-leaf's graph is not rebuilt)
             if obj.grad_fn is not None:

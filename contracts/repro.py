@@ -1026,7 +1026,7 @@ def verify(
             verdicts.append(
                 Verdict(
                     False,
-                    f"on {spec} it {got['outcome']}"
+                    f"on {spec} it {_ended(got['outcome'])}"
                     + (f": {got.get('detail', '')[-300:]}" if got.get("detail") else ""),
                     got,
                     None,
@@ -1040,7 +1040,7 @@ def verify(
             verdicts.append(
                 Verdict(
                     False,
-                    f"on the reference it {ref['outcome']} too (a kit error, or an input the reference refuses): {detail[:300]}",
+                    f"on the reference it {_ended(ref['outcome'])} too (a kit error, or an input the reference refuses): {detail[:300]}",
                     got,
                     ref,
                 )
@@ -1048,3 +1048,12 @@ def verify(
         else:
             verdicts.append(Verdict(True, "", got, ref))
     return verdicts
+
+
+def _ended(outcome: str) -> str:
+    """A run's outcome as a verb phrase: ``passed``, ``was not applicable``, ``failed with a violation``, ``ended in an error``."""
+    return {
+        "violation": "failed with a violation",
+        "error": "ended in an error",
+        "not applicable": "was not applicable",
+    }.get(outcome, outcome)

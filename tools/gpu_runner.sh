@@ -30,7 +30,7 @@ SELECT="cuda or gpu or reliability"
 TIMED="test_non_blocking or test_buffer_non_blocking or (test_step_loop and cuda) or (test_multi_stream and cuda) or test_snapshot or test_back_to_back or test_pinned_hazard or test_buffer_hazard"
 export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-3}
 LOG=$OUT/log.txt; SUMMARY=$OUT/summary.md
-if [ -d .whl ] && ! python3 -c "import hypothesis, xdist, pytest_timeout" 2>/dev/null; then
+if [ -d .whl ] && ! python3 -c "import hypothesis, xdist, pytest_timeout, pytest_repeat" 2>/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl >> "$LOG" 2>&1
   export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
@@ -81,14 +81,10 @@ for mode in "${stages[@]}"; do
       stage mutants "${MUTANTS_S:-300}" python3 -m pytest -p no:cacheprovider -q -n "$WORKERS" --timeout 240 -o addopts= -rfE tests/meta/test_mutants.py -k "$names"
       stage meta-gpu "${META_S:-120}" python3 -m pytest -p no:cacheprovider -q -o addopts= -rfE -m gpu tests/meta ;;
     timed)
-      # the timed tests again and again against the reference: alone on the GPU, then four workers sharing it
-      for workers in 1 4; do
-        passed=0
-        for i in $(seq 1 "$REPEAT"); do
-          stage "timed-w$workers-run$i" "${TIMED_S:-120}" python3 -m pytest -p no:cacheprovider -q -n "$workers" --timeout "$TT" -o addopts= -rfE -k "$TIMED" --hypothesis-seed="$i" tests/test_gpu.py tests/test_engine.py && passed=$((passed + 1))
-        done
-        echo "| timed, $workers worker(s) | | | **$passed of $REPEAT runs passed** | (rows timed-w$workers-run*) |" >> "$SUMMARY"
-      done ;;
+      # the timed tests $REPEAT times each against the reference (pytest-repeat's --count, one process): alone on
+      # the GPU (no xdist), then four workers sharing it; every repetition must pass
+      stage timed-w1 "${TIMED_S:-420}" python3 -m pytest -p no:cacheprovider -p repeat -q -n 0 --count "$REPEAT" --timeout "$TT" -o addopts= -rfE -k "$TIMED" --hypothesis-seed=1 tests/test_gpu.py tests/test_engine.py
+      stage timed-w4 "${TIMED_S:-420}" python3 -m pytest -p no:cacheprovider -p repeat -q -n 4 --count "$REPEAT" --timeout "$TT" -o addopts= -rfE -k "$TIMED" --hypothesis-seed=1 tests/test_gpu.py tests/test_engine.py ;;
     heldout)
       # shellcheck disable=SC2086
       stage "heldout-$ROUND" "${HELDOUT_S:-480}" python3 tools/heldout.py "$OUT/heldout-$ROUND.json" tools/heldout "$ROUND" --seeds $SEEDS --jobs "${JOBS:-4}" -k "$SELECT" ${BUGS:+--bugs $BUGS} ;;

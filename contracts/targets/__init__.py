@@ -244,7 +244,8 @@ class Target:
         lines = ["import numpy as np", "import torch", ""]
         if ":" in self.spec:
             lines += ["import sys", "", f"sys.path.insert(0, {os.getcwd()!r})  # where pytest ran", ""]
-        lines += ["from h2d_contracts.contracts import load_target", "", f"target = load_target({self.spec!r})"]
+        lines += ["from h2d_contracts.contracts import load_target", "from h2d_contracts.contracts.out import WriteLog"]
+        lines += ["", f"target = load_target({self.spec!r})"]
         lines.append(f"{self.fn_name} = target.own_call  # {self.name}'s function, called in its own argument names")
         if "cpu-variant" in self.capabilities:
             variant = self.cpu_variant_target()

@@ -287,5 +287,5 @@ def test_verification_tells_real_failures_from_others(tmp_path):
     assert not other.verified and "failed another way" in other.reason
     assert not passes.verified and "passed" in passes.reason
     assert (
-        not kit.verified and "on the reference it violation too" in kit.reason
+        not kit.verified and "on the reference it failed with a violation too" in kit.reason
     )  # [7] into a (1,) out is no mismatch: the check is wrong, the reference fails it too
