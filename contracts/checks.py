@@ -130,7 +130,7 @@ def check(contract: str, *, valid_call: bool = False) -> Callable[[F], F]:
                 raise
             except (NotApplicable, KitError):
                 raise
-            except Exception as exc:  # noqa: BLE001 - see the module docstring
+            except Exception as exc:
                 violation = ContractViolation(
                     contract,
                     f"{func.__name__} could not complete: the call raised: got {type(exc).__name__}: {str(exc)[:500]}, "

@@ -656,10 +656,10 @@ class _Writer:
         if dtype.kind in "biufc" and dtype.isnative:
             candidate = f"np.{type(value).__name__}({self._py(value.item())})"
             try:
-                rebuilt = eval(
+                rebuilt = eval(  # noqa: S307 - the kit's own generated source, checked before it is written
                     candidate,
                     {"np": np, "struct": struct, "_float": lambda b: struct.unpack("<d", bytes.fromhex(b))[0]},
-                )  # noqa: S307 - our own source
+                )
                 if isinstance(rebuilt, np.generic) and rebuilt.dtype == dtype and rebuilt.tobytes() == raw:
                     return candidate
             except Exception:  # noqa: BLE001 - fall back to the bytes

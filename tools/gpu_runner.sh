@@ -7,7 +7,7 @@
 #   bash tools/gpu_runner.sh mutants            # the hunt of every GPU mutant of the catalogue, and the GPU meta-tests
 #                                               # (a blocking target must end with a verified reproduction in < 60 s)
 #   bash tools/gpu_runner.sh timed              # the timed GPU tests $REPEAT times with one worker, $REPEAT times with 4
-#   bash tools/gpu_runner.sh heldout            # a held-out GPU round ($ROUND under tools/heldout/) at $SEEDS
+#   bash tools/gpu_runner.sh heldout            # a held-out GPU round ($ROUND under dev/heldout/) at $SEEDS
 #
 # "GPU tests" are the tests on the CUDA device (`-k "cuda or gpu or reliability"`: the [cuda]
 # parametrisations, tests/test_gpu.py, tests/test_reliability.py); their host halves run in CI.
@@ -87,7 +87,7 @@ for mode in "${stages[@]}"; do
       stage timed-w4 "${TIMED_S:-420}" python3 -m pytest -p no:cacheprovider -p repeat -q -n 4 --count "$REPEAT" --timeout "$TT" -o addopts= -rfE -k "$TIMED" --hypothesis-seed=1 tests/test_gpu.py tests/test_engine.py ;;
     heldout)
       # shellcheck disable=SC2086
-      stage "heldout-$ROUND" "${HELDOUT_S:-480}" python3 tools/heldout.py "$OUT/heldout-$ROUND.json" tools/heldout "$ROUND" --seeds $SEEDS --jobs "${JOBS:-4}" -k "$SELECT" ${BUGS:+--bugs $BUGS} ;;
+      stage "heldout-$ROUND" "${HELDOUT_S:-480}" python3 dev/heldout.py "$OUT/heldout-$ROUND.json" dev/heldout "$ROUND" --seeds $SEEDS --jobs "${JOBS:-4}" -k "$SELECT" ${BUGS:+--bugs $BUGS} ;;
     *) echo "unknown stage $mode" >> "$SUMMARY" ;;
   esac
 done

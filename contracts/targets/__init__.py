@@ -529,7 +529,7 @@ def _call_factory(factory: Callable[[], Any], spec: str) -> Target:
         target = factory()
     except (TargetLoadError, ImportError):
         raise
-    except Exception as exc:  # noqa: BLE001 - keep the type and the traceback for the user
+    except Exception as exc:
         tb = "".join(traceback.format_exception(exc))
         raise TargetLoadError(f"the factory of --h2d-impl {spec!r} raised {type(exc).__name__}: {exc}\n{tb}") from exc
     if not isinstance(target, Target):

@@ -80,7 +80,7 @@ def test_repro_call_rebuilds_strides():
     assert text.startswith(
         "async_tensor_h2d(torch.empty_strided((3, 2), (1, 3), dtype=torch.int32).copy_(torch.tensor("
     )
-    rebuilt = eval(text.removeprefix("async_tensor_h2d(").rsplit(", device=", 1)[0])
+    rebuilt = eval(text.removeprefix("async_tensor_h2d(").rsplit(", device=", 1)[0])  # noqa: S307 - the kit's own source
     assert rebuilt.stride() == t.stride() and torch.equal(rebuilt, t)
     expanded = torch.zeros(2, 1).expand(2, 3)
     assert repro_call(expanded, {"device": torch.device("cpu")}).endswith("# data: strides (1, 0)")
@@ -91,7 +91,7 @@ def test_repro_keeps_nan_payloads_and_inference_mode():
     import numpy as np
 
     t = torch.from_numpy(np.array([0x7FC1, 0xFFC3, 0x3F80], dtype=np.uint16)).view(torch.bfloat16)
-    rebuilt = eval(repro_value(t))
+    rebuilt = eval(repro_value(t))  # noqa: S307 - the kit's own source
     assert torch.equal(rebuilt.view(torch.int16), t.view(torch.int16))
     with torch.inference_mode():
         inf = torch.zeros(2)
@@ -367,7 +367,7 @@ def test_repro_marks_tensors_that_require_grad():
     """A call: line rebuilds requires_grad (so it pastes and reproduces), and notes a non-leaf."""
     leaf = torch.tensor([1.5, 2.0], requires_grad=True)
     text = repro_value(leaf)
-    assert text.endswith(".requires_grad_()") and eval(text).requires_grad
+    assert text.endswith(".requires_grad_()") and eval(text).requires_grad  # noqa: S307 - the kit's own source
     assert "non-leaf" in repro_value(leaf * 2)
 
 
@@ -431,7 +431,7 @@ def test_buffer_call_lines_build_the_buffer():
     spec = {"size": (0, 3), "dtype": torch.float16, "pin_memory": True, "with_numpy": False}
     text = cb.repr_spec(spec, torch.device("cpu")) + ".copy_to_gpu(0)"
     assert "dtype=torch.float16" in text and "device=torch.device('cpu')" in text
-    assert tuple(eval(text, {"torch": torch, "CpuGpuBuffer": CpuGpuBuffer}).shape) == (0, 3)
+    assert tuple(eval(text, {"torch": torch, "CpuGpuBuffer": CpuGpuBuffer}).shape) == (0, 3)  # noqa: S307 - our source
 
 
 def test_canonical_id_spells_installed_ids_as_the_checkout_does(tmp_path):

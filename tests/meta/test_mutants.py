@@ -54,7 +54,7 @@ def hunt(mutant, device: torch.device) -> tuple[str, ContractViolation] | None:
                     prop(target, device, max_examples=examples, database=None, phases=HUNT_PHASES, max_kinds=1)
                 except NotApplicable:
                     continue
-                except BaseException as exc:  # noqa: BLE001 - inspect what the property raised
+                except BaseException as exc:
                     violation = _violation_in(exc)
                     if violation is None:
                         raise

@@ -7,9 +7,9 @@ tests" or lets them survive (docs/records/mutation/README.md). This script runs 
 that code runs, with mutmut's own mutants and trampolines:
 
     # on the CPU machine: generate the mutants of a revision and pack them
-    GPU_PACK=.gpu_carry/mutants.tgz SUITE=contracts bash tools/mutation.sh HEAD
+    GPU_PACK=.gpu_carry/mutants.tgz SUITE=contracts bash dev/mutation.sh HEAD
     # on the GPU runner (device tool, carry .gpu_carry):
-    python3 tools/gpu_mutation.py --pack .gpu_carry/mutants.tgz --names NAMES.txt --out $OUT
+    python3 dev/gpu_mutation.py --pack .gpu_carry/mutants.tgz --names NAMES.txt --out $OUT
 
 Each mutant is one ``pytest -x`` run in mutmut's ``mutants/`` tree with
 ``MUTANT_UNDER_TEST=<name>`` (the variable mutmut's trampolines read; mutmut's runner
@@ -118,7 +118,7 @@ def run_one(
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--pack", required=True, help="tarball from GPU_PACK=... tools/mutation.sh")
+    ap.add_argument("--pack", required=True, help="tarball from GPU_PACK=... dev/mutation.sh")
     ap.add_argument("--names", required=True, help="file with one mutant name per line (# comments allowed)")
     ap.add_argument("--out", required=True)
     ap.add_argument("--workers", type=int, default=8)

@@ -1,11 +1,11 @@
 """One status per mutant of ``h2d_impl/``: the CPU run of the contract suite, its GPU runs, the triage.
 
-mutmut on a CPU-only machine cannot reach the device half (``tools/mutation.sh``:
-"no tests" or survivors in CUDA-only branches); ``tools/gpu_mutation.py`` runs those
+mutmut on a CPU-only machine cannot reach the device half (``dev/mutation.sh``:
+"no tests" or survivors in CUDA-only branches); ``dev/gpu_mutation.py`` runs those
 mutants on a GPU runner; what neither kills is classified by reading (a triage file).
 This script joins them, so the score is computed from files, not by hand:
 
-    python tools/mutation_combine.py docs/records/mutation/results-<rev>-contracts.txt \\
+    python dev/mutation_combine.py docs/records/mutation/results-<rev>-contracts.txt \\
         --gpu OUT/gpu_mutation.tsv ... --triage docs/records/mutation/triage.json \\
         --out docs/records/mutation/combined-<rev>.tsv
 
@@ -38,9 +38,9 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("cpu_results", help="mutmut results --all true of the CPU run")
     ap.add_argument(
-        "--extra-cpu", nargs="*", default=[], help="tools/gpu_mutation.py TSVs run on the CPU machine (host re-runs)"
+        "--extra-cpu", nargs="*", default=[], help="dev/gpu_mutation.py TSVs run on the CPU machine (host re-runs)"
     )
-    ap.add_argument("--gpu", nargs="*", default=[], help="tools/gpu_mutation.py TSVs of GPU runs")
+    ap.add_argument("--gpu", nargs="*", default=[], help="dev/gpu_mutation.py TSVs of GPU runs")
     ap.add_argument(
         "--void-from", nargs="*", default=[], help="TSV=TEST[,TEST...]: that run's kills by these tests are void"
     )

@@ -1,8 +1,8 @@
 """Time-boxed fuzz campaign: every contract property against one target, round after round.
 
-Usage (normally through ``tools/fuzz.sh TARGET MINUTES``)::
+Usage (normally through ``dev/fuzz.sh TARGET MINUTES``)::
 
-    python tools/fuzz.py --target reference --minutes 10 --json out.json
+    python dev/fuzz.py --target reference --minutes 10 --json out.json
 
 Each round runs every property of ``contracts.registry.PROPERTIES`` (the same
 properties the suite runs) on every device the machine has (the host, plus the
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                 not_applicable[key] = str(exc)
                 stats.pop(key, None)
                 continue
-            except BaseException as exc:  # noqa: BLE001 - a falsifying example (or a crash) is the finding
+            except BaseException as exc:
                 if isinstance(exc, KeyboardInterrupt):
                     raise
                 failed.add(key)

@@ -1,12 +1,12 @@
 """Measure the kit against held-out bugs (targets it has never seen), seed by seed.
 
-Usage: python tools/heldout.py OUT.json BUGS_DIR PACKAGE [--seeds 1 2] [--kit DIR] [--jobs N] [--only PATH ...] [-k EXPR]
+Usage: python dev/heldout.py OUT.json BUGS_DIR PACKAGE [--seeds 1 2] [--kit DIR] [--jobs N] [--only PATH ...] [-k EXPR]
 
-    python tools/heldout.py /tmp/r26.json tools/heldout r26 --seeds 1 2          # a CPU round
-    python tools/heldout.py /tmp/r23.json tools/heldout r23 --jobs 4 -k cuda       # a GPU round, four bugs at a time
+    python dev/heldout.py /tmp/r26.json dev/heldout r26 --seeds 1 2          # a CPU round
+    python dev/heldout.py /tmp/r23.json dev/heldout r23 --jobs 4 -k cuda       # a GPU round, four bugs at a time
 
 ``BUGS_DIR`` holds ``PACKAGE/bNN_*.py`` modules, each with a ``target()`` factory (the
-format of the held-out rounds under tools/heldout/ (see CONTRIBUTING.md)). For every bug and seed it runs the
+format of the held-out rounds under dev/heldout/ (see CONTRIBUTING.md)). For every bug and seed it runs the
 contract suite only (``-m "not meta"``, reference unit tests deselected: they never
 call the target) against ``PACKAGE.bNN:target`` at the default profile, with an empty,
 private Hypothesis example database (``HYPOTHESIS_STORAGE_DIRECTORY`` in a fresh temp

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Fuzz campaign: every contract property against TARGET for MINUTES, round after round.
 #
-#   bash tools/fuzz.sh TARGET MINUTES [CHUNK]
-#   bash tools/fuzz.sh reference 10            # 10 minutes against the reference
-#   bash tools/fuzz.sh my_fork.adapter:target 60
-#   FUZZ_WORKERS=4 bash tools/fuzz.sh reference 30   # 4 independent processes
+#   bash dev/fuzz.sh TARGET MINUTES [CHUNK]
+#   bash dev/fuzz.sh reference 10            # 10 minutes against the reference
+#   bash dev/fuzz.sh my_fork.adapter:target 60
+#   FUZZ_WORKERS=4 bash dev/fuzz.sh reference 30   # 4 independent processes
 #
 # TARGET is anything --h2d-impl accepts (reference, reference-cpu, module:factory).
 # CHUNK: examples per property per round (default 200). Each process writes
@@ -29,7 +29,7 @@ pids=() status=0
 for ((w = 1; w <= workers; w++)); do
     base=docs/records/fuzz/$stamp-$name
     [ "$workers" -gt 1 ] && base=$base-w$w
-    python tools/fuzz.py --target "$target" --minutes "$minutes" --chunk "$chunk" --json "$base.json" --md "$base.md" &
+    python dev/fuzz.py --target "$target" --minutes "$minutes" --chunk "$chunk" --json "$base.json" --md "$base.md" &
     pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done

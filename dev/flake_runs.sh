@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Flake-rate measurement: run the suite N times with seeds 1..N from a clean example
 # database; rerun any failing seed once to tell a reproducible failure from a flaky one.
-# Usage: tools/flake_runs.sh N OUT.md [extra pytest args]   (from the repo root, venv active)
+# Usage: dev/flake_runs.sh N OUT.md [extra pytest args]   (from the repo root, venv active)
 set -u
 N=${1:-20}; OUT=${2:-docs/records/flake/cpu.md}; shift 2 || true
 rows=(); flaky=0; reproducible=0

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Mutation score of the contract suite on h2d_impl/ (issue 4, item 2), with mutmut 3.
 #
-#   bash tools/mutation.sh [REV]        # default REV: HEAD
-#   MUTMUT_CHILDREN=2 bash tools/mutation.sh
-#   MUTANTS='h2d_contracts.h2d_impl.buffer*' bash tools/mutation.sh   # only mutants whose
+#   bash dev/mutation.sh [REV]        # default REV: HEAD
+#   MUTMUT_CHILDREN=2 bash dev/mutation.sh
+#   MUTANTS='h2d_contracts.h2d_impl.buffer*' bash dev/mutation.sh   # only mutants whose
 #       names match (mutmut's pattern); files get a "-subset" suffix
-#   GPU_PACK=.gpu_carry/mutants.tgz bash tools/mutation.sh REV   # generate REV's mutants only and
-#       pack them (with mutmut's trampoline package) for tools/gpu_mutation.py on a GPU runner
-#   SUITE=contracts bash tools/mutation.sh   # the contract suite alone: the tests of the
+#   GPU_PACK=.gpu_carry/mutants.tgz bash dev/mutation.sh REV   # generate REV's mutants only and
+#       pack them (with mutmut's trampoline package) for dev/gpu_mutation.py on a GPU runner
+#   SUITE=contracts bash dev/mutation.sh   # the contract suite alone: the tests of the
 #       reference's internals (tests/reference/ and tests/meta/, which never call --h2d-impl's
 #       target) are --ignore'd, so the score says what the contracts catch in a target;
 #       files get a "-contracts" suffix
@@ -80,7 +80,7 @@ PY
 } > "$log"
 cd "$work"
 if [ -n "${GPU_PACK:-}" ]; then
-    # Generate the mutants only and pack them for tools/gpu_mutation.py on a GPU runner
+    # Generate the mutants only and pack them for dev/gpu_mutation.py on a GPU runner
     # (the device half of h2d_impl/ runs only for a CUDA target): mutmut's own generation
     # step, then mutants/ (trampolined code + the suite) and the pure-Python mutmut package
     # the trampolines import (mutmut.mutation.trampoline needs only the standard library).
