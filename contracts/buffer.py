@@ -755,6 +755,10 @@ def prop_buffer_bad_args(target: Target, device: torch.device, **overrides: Any)
         ("fractional size", (2.5,), ok, TypeError),
         ("bool size", (True,), ok, TypeError),
         ("string size", ("4",), ok, TypeError),
+        # sizes go in one by one (*size): a single tuple, list or torch.Size is a misuse, not a shape
+        ("size a tuple", ((4,),), ok, TypeError),
+        ("size a list", ([4, 2],), ok, TypeError),
+        ("size a torch.Size", (torch.Size([4]),), ok, TypeError),
         ("size too large to allocate", (1 << 62,), ok, ValueError),
         ("dtype None", (4,), {**ok, "dtype": None}, TypeError),
         ("dtype a string", (4,), {**ok, "dtype": "int32"}, TypeError),

@@ -54,6 +54,8 @@ BAD_INPUT_KINDS: dict[str, type[BaseException]] = {
     "no-target": NO_TARGET,
     "dtype-not-a-dtype": TypeError,
     "numpy-dtype": TypeError,
+    # the held-out round r30: Python's own types (float, int, bool, complex) are not torch dtypes
+    "python-type-dtype": TypeError,
     "out-not-a-tensor": TypeError,
     "out-requires-grad": ValueError,
     "out-overlapping": ValueError,

@@ -197,6 +197,10 @@ def _prepare(
     if out is not None and not (isinstance(data, torch.Tensor) and out is data) and _shares_memory(source, out):
         raise ValueError("out shares memory with data; copy data first or pass another out")
     check_representable(source, dtype)
+    if dtype is torch.bool and (source.is_neg() or source.is_conj()):
+        # torch's copy_ cannot write a view with the negative (or conjugate) bit into bool ("neg_cpu not
+        # implemented for 'Bool'"); the values are the resolved view's (Tensor.to(torch.bool) reads it so too)
+        source = source.resolve_neg().resolve_conj()
     return source, dtype, target
 
 

@@ -487,6 +487,9 @@ def bad_inputs(draw: st.DrawFn, device: torch.device, *, kinds: tuple[str, ...] 
         return BadInput(kind, good, {"dtype": "int32", "out": out_for((n,))}, raises)
     if kind == "numpy-dtype":
         return BadInput(kind, good, {"dtype": np.int32, "out": out_for((n,))}, raises)
+    if kind == "python-type-dtype":
+        spelled = draw(st.sampled_from([float, int, bool, complex]), label="python type")
+        return BadInput(kind, good, {"dtype": spelled, "device": device}, raises)
     if kind == "out-not-a-tensor":
         return BadInput(kind, good, {"out": np.zeros(n), "device": device}, raises)
     if kind == "out-requires-grad":
@@ -505,9 +508,17 @@ def bad_inputs(draw: st.DrawFn, device: torch.device, *, kinds: tuple[str, ...] 
         # the first index past the visible devices (an off-by-one bound: the GPU mutation run
         # left `index <= count` alive) or one far past them
         index = torch.cuda.device_count() + draw(st.sampled_from([0, 7]), label="past the last index by")
+        # every spelling of the index: a host without CUDA refuses device=0 too (an `if not device` takes it for none)
+        spell = draw(st.sampled_from(["str", "int", "numpy", "device"]), label="spelled as")
         # with and without out: with an out on another device the disagreement is refused first,
         # so the index bound itself is reached only without one (found by the GPU mutation run)
-        kwargs = {"device": f"cuda:{index}"}
+        spelled: Any = {
+            "str": f"cuda:{index}",
+            "int": index,
+            "numpy": np.int64(index),
+            "device": torch.device("cuda", index),
+        }[spell]
+        kwargs = {"device": spelled}
         if draw(st.booleans(), label="with out"):
             kwargs["out"] = out_for((n,))
         return BadInput(kind, good, kwargs, raises)
