@@ -80,7 +80,7 @@ def pin_memory_available() -> bool:
     if not torch.cuda.is_available():
         return False
     try:
-        torch.empty(1, dtype=torch.uint8, pin_memory=True)
+        torch.empty(1, dtype=torch.uint8, device="cpu", pin_memory=True)  # the host, whatever the default device
     except RuntimeError:
         return False
     return True
