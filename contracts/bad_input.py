@@ -16,11 +16,11 @@ import numpy as np
 import torch
 from hypothesis import strategies as st
 
-from . import contexts
-from .calling import call_valid, domain_kwargs, expect_raise
+from . import contexts, errors
+from .calling import call_valid, check_device, domain_kwargs, expect_raise
 from .checks import check
 from .domain import in_domain
-from .oracle import assert_same_values
+from .oracle import assert_same_values, resolve_device
 from .registry import prop
 from .runner import Rows, require_device, run_given
 from .targets import Target
@@ -119,12 +119,51 @@ def check_bad_input_after_warm_calls(
     check_bad_input(target, data, kwargs, raises, kind)
     for args, kw, expected in warm:
         result = call_valid("bad-input", target, args, kw)
-        assert_same_values(
-            result,
-            expected,
-            contract="bad-input",
-            call=target.describe_call(args, kw) + f"  # after the bad input {kind!r}",
+        call = target.describe_call(args, kw) + f"  # after the bad input {kind!r}"
+        check_device("bad-input", result, resolve_device(kw), call)
+        assert_same_values(result, expected, contract="bad-input", call=call)
+
+
+@prop("bad-input", table=True)
+def prop_bad_input_device_table(target: Target, device: torch.device, **overrides: Any) -> None:
+    """bad-input: every bad spelling of a device (both bools and numpy's, an index past the visible devices as a str,
+    an int, a numpy int and a ``torch.device``, a negative index, a CPU index, a bad string, meta), each after
+    valid calls over every good spelling (:func:`check_bad_input_after_warm_calls`): a table, so a device cache keyed
+    by value alone (``False == 0``) is met every run."""
+    require_device(target, device, "bad-input")
+    del overrides  # deterministic: every row every run
+    data: Any = [1, 2, 3] if "list" in target.inputs else np.arange(3, dtype=np.int32)
+    if not in_domain(target, data, {"device": device, "dtype": torch.int32}):
+        raise NotApplicable("bad-input device table: the target takes neither lists nor arrays")
+    past = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    rows = Rows("bad-input device table")
+    spellings: list[tuple[str, Any]] = [
+        ("device-bool", False),
+        ("device-bool", True),
+        ("device-bool", np.bool_(False)),
+        ("device-bool", np.bool_(True)),
+        ("missing-cuda-index", f"cuda:{past}"),
+        ("missing-cuda-index", past),
+        ("missing-cuda-index", np.int64(past)),
+        ("missing-cuda-index", torch.device("cuda", past)),
+        ("negative-device-index", -1),
+        ("cpu-device-index", "cpu:1"),
+        ("bad-device-string", "gpu:0"),
+        ("meta-device", "meta"),
+    ]
+    for kind, spelled in spellings:
+        kwargs = {"device": spelled, "dtype": torch.int32}
+        raises = errors.BAD_INPUT_KINDS[kind]
+        rows.row(
+            check_bad_input_after_warm_calls,
+            target,
+            device,
+            data,
+            kwargs,
+            raises,
+            f"{kind}: {type(spelled).__name__} {spelled}",
         )
+    rows.finish()
 
 
 @prop("bad-input")

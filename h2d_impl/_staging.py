@@ -131,7 +131,8 @@ class _Chunk:
         typed = self.views.get(dtype)
         if typed is None:
             whole = self.block.numel() - self.block.numel() % dtype.itemsize  # tests use odd chunk sizes
-            typed = self.views[dtype] = self.block[:whole].view(dtype)
+            with torch.inference_mode(False):  # kept across calls: never a view made in inference mode
+                typed = self.views[dtype] = self.block[:whole].view(dtype)
         return typed.as_strided(shape, _contiguous_strides(shape), start // dtype.itemsize)
 
 
@@ -186,7 +187,11 @@ class StagingPool:
     # -- chunks ------------------------------------------------------------------------
 
     def _alloc(self) -> _Chunk:
-        block = torch.empty(self.chunk_bytes, dtype=torch.uint8, device="cpu", pin_memory=self.pin)
+        # A pooled block outlives the call that made it: made under a caller's torch.inference_mode() it would be
+        # an inference tensor, and the next call outside the mode could not write it ("Inplace update to inference
+        # tensor outside InferenceMode": the contracts' calling contexts found it on an H200)
+        with torch.inference_mode(False):
+            block = torch.empty(self.chunk_bytes, dtype=torch.uint8, device="cpu", pin_memory=self.pin)
         self.retained += self.chunk_bytes
         self.allocations += 1
         return _Chunk(block)

@@ -12,3 +12,7 @@ def test_bad_input_value_table(target, device):
 @pytest.mark.parametrize("kind", sorted(BAD_INPUT_KINDS))
 def test_bad_input(target, device, kind):
     P.prop_bad_input(target, device, kinds=(kind,))
+
+
+def test_bad_input_device_table(target, device):
+    P.prop_bad_input_device_table(target, device)

@@ -532,3 +532,24 @@ def test_odd_chunk_sizes_view_whole_elements():
     chunk = _staging._Chunk(torch.zeros(65, dtype=torch.uint8))
     t = chunk.tensor(torch.Size([2, 16]), torch.int16)
     assert t.shape == (2, 16) and t.untyped_storage().data_ptr() == chunk.block.untyped_storage().data_ptr()
+
+
+def test_pooled_staging_made_under_inference_mode_is_written_outside_it():
+    """A pool's block or dtype view first made under ``torch.inference_mode()`` is kept for later calls: it must be a
+    normal tensor, else the next call outside the mode raises "Inplace update to inference tensor outside
+    InferenceMode" (the contracts' calling contexts found it on an H200). Driven through the device half with the
+    host as the target (no CUDA needed)."""
+    from h2d_contracts.h2d_impl import _staging, h2d
+
+    _staging.empty_staging_cache()
+    cpu = torch.device("cpu")
+    for dtype in (torch.float32, torch.int16):
+        source = torch.arange(6, dtype=dtype)
+        with torch.inference_mode():
+            first = h2d._to_device(source, source, dtype, cpu, None, pin=False)
+        second = h2d._to_device(source + 1, source + 1, dtype, cpu, None, pin=False)
+        assert torch.equal(first, source) and torch.equal(second, source + 1)
+        big = torch.arange(1 << 16, dtype=dtype)  # past the small pool: a block of a size class
+        with torch.inference_mode():
+            h2d._to_device(big, big, dtype, cpu, None, pin=False)
+        assert torch.equal(h2d._to_device(big, big, dtype, cpu, None, pin=False), big)
