@@ -38,7 +38,8 @@ stages=("$@"); [ "${stages[*]}" = verify ] && stages=(reference vllm sglang muta
 {
   echo "# GPU runner: ${stages[*]}, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo
-  echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')"
+  # H2D_COMMIT: the commit of the tree, when this copy's git metadata is not the tree's (a device tool's copy)
+  echo "- commit: ${H2D_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(git diff --quiet 2>/dev/null || echo ' (with uncommitted changes)')}"
   echo "- GPUs: $(nvidia-smi -L 2>/dev/null | tr '\n' ';')"
   echo "- $(python3 -c 'import torch, hypothesis, pytest, sys; print(f"torch {torch.__version__} (CUDA {torch.version.cuda}), hypothesis {hypothesis.__version__}, pytest {pytest.__version__}, python {sys.version.split()[0]}")')"
   echo "- seeds: $SEEDS; OMP_NUM_THREADS=$OMP_NUM_THREADS; xdist workers $WORKERS; timed repeats $REPEAT"
