@@ -231,6 +231,14 @@ def describe_value(obj: Any) -> str:
         else:
             base = f"torch.tensor({_short_list(host.tolist())}, dtype={obj.dtype})"
         notes = []
+        if obj.is_neg() and obj.dtype in (torch.float32, torch.float64) and not large and not as_bits:
+            # the negative bit (x.conj().imag): the imaginary part of a conjugated complex tensor, values as they read
+            cplx = "torch.complex64" if obj.dtype is torch.float32 else "torch.complex128"
+            negated = _short_list((-host).tolist())
+            base = f"torch.tensor({negated}, dtype={obj.dtype}).mul(1j).to({cplx}).conj().imag"
+            return base + (f".to('{obj.device}')" if obj.device.type != "cpu" else "")
+        if obj.is_conj() and obj.is_complex() and not large and not as_bits:
+            base = f"torch.tensor({_short_list(host.conj().tolist())}, dtype={obj.dtype}).conj()"  # the conjugate bit
         strided = not obj.is_contiguous() and obj.numel() > 1 and all(st > 0 for st in obj.stride())
         if strided:
             # Rebuild the layout too (strides; the storage offset is only noted).
