@@ -92,7 +92,7 @@ def _truncated(data: Any) -> Any:
     if isinstance(data, (list, tuple)):
         return [_truncated(v) for v in data]
     if isinstance(data, (float, np.floating)) and math.isfinite(data):
-        return math.trunc(data)
+        return math.trunc(float(data))
     return data
 
 

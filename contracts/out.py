@@ -9,7 +9,7 @@ differs from the data's, broadcastable ones included (``[7]`` into ``(4,)``), ra
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import h2d_contracts.strategies as hs
 import numpy as np
@@ -104,7 +104,7 @@ class WriteLog(torch.Tensor):
         log = getattr(args[0], "writes", None) if args and isinstance(args[0], WriteLog) else None
         if log is not None and name.endswith("_") and not name.startswith("_"):
             log.append(name)  # a tensor the target made from out (empty_like) is a WriteLog without a log
-        return super().__torch_function__(func, types, args, kwargs or {})
+        return super().__torch_function__(func, types, args, kwargs or {})  # type: ignore[no-untyped-call]
 
 
 @check("out")
@@ -138,7 +138,7 @@ def check_out_seen_by_autograd(target: Target, data: Any, kwargs: dict[str, Any]
             expected="RuntimeError: one of the variables needed for gradient computation has been modified by an inplace operation",
             call=call,
         )
-    logged = out.as_subclass(WriteLog)
+    logged = cast(WriteLog, out.as_subclass(WriteLog))
     logged.writes = []
     result = call_valid("out", target, data, {**kwargs, "out": logged})
     if result is not logged or not logged.writes:

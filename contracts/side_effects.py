@@ -50,7 +50,7 @@ def _torch_rng() -> bytes:
 
 
 def _numpy_rng() -> tuple[Any, ...]:
-    name, keys, pos, has_gauss, cached = np.random.get_state(legacy=True)  # type: ignore[misc]
+    name, keys, pos, has_gauss, cached = np.random.get_state(legacy=True)
     return (name, bytes(np.asarray(keys).tobytes()), pos, has_gauss, cached)
 
 
@@ -65,7 +65,8 @@ def _function_modes() -> list[str]:
     # get_default_device() reads it the same way (torch has no public reader of the stack itself)
     from torch.overrides import _get_current_function_mode_stack
 
-    return [f"{type(m).__name__}({getattr(m, 'device', '')})" for m in _get_current_function_mode_stack()]
+    modes: list[Any] = _get_current_function_mode_stack()  # type: ignore[no-untyped-call]
+    return [f"{type(m).__name__}({getattr(m, 'device', '')})" for m in modes]
 
 
 def _print_options() -> tuple[Any, ...]:

@@ -719,11 +719,11 @@ def prop_values_special_table(target: Target, device: torch.device, **overrides:
                             rows.row(check_values, target, data, kw)
                         continue
                     source = np.full(n, value, dtype=np.float64)
-                    data = source if kind == "ndarray" else torch.from_numpy(source.copy())
+                    array: Any = source if kind == "ndarray" else torch.from_numpy(source.copy())
                     kw = domain_kwargs(
-                        target, data, {"device": device} if dtype is None else {"device": device, "dtype": dtype}
+                        target, array, {"device": device} if dtype is None else {"device": device, "dtype": dtype}
                     )
-                    rows.row(check_values, target, data, kw)
+                    rows.row(check_values, target, array, kw)
     rows.finish()
 
 

@@ -488,8 +488,8 @@ def bad_inputs(draw: st.DrawFn, device: torch.device, *, kinds: tuple[str, ...] 
     if kind == "numpy-dtype":
         return BadInput(kind, good, {"dtype": np.int32, "out": out_for((n,))}, raises)
     if kind == "python-type-dtype":
-        spelled = draw(st.sampled_from([float, int, bool, complex]), label="python type")
-        return BadInput(kind, good, {"dtype": spelled, "device": device}, raises)
+        python_type = draw(st.sampled_from([float, int, bool, complex]), label="python type")
+        return BadInput(kind, good, {"dtype": python_type, "device": device}, raises)
     if kind == "out-not-a-tensor":
         return BadInput(kind, good, {"out": np.zeros(n), "device": device}, raises)
     if kind == "out-requires-grad":

@@ -21,7 +21,7 @@ from ..targets import Target
 from .base import ReferenceBuffer, mutant, reference_target
 
 
-def _leaking(name: str, leak: Callable[[], None]) -> Target:
+def _leaking(name: str, leak: Callable[[], object]) -> Target:
     def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         leak()
         return R.async_tensor_h2d(data, device, dtype, out)
