@@ -130,7 +130,7 @@ def check(contract: str, *, valid_call: bool = False) -> Callable[[F], F]:
                 raise
             except (NotApplicable, KitError):
                 raise
-            except Exception as exc:
+            except Exception as exc:  # see the module docstring: it becomes a violation of the check
                 violation = ContractViolation(
                     contract,
                     f"{func.__name__} could not complete: the call raised: got {type(exc).__name__}: {str(exc)[:500]}, "

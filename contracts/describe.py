@@ -339,6 +339,14 @@ class LazyCall:
         return True
 
 
+def import_path_lines(spec: str, cwd: str) -> list[str]:
+    """Script lines that make a target spec's package importable from ``cwd`` (where pytest ran), as it was there:
+    for a ``module:factory`` spec of a package that is not installed; none for a built-in target's name."""
+    if ":" not in spec or not cwd:
+        return []
+    return ["import sys", "", f"sys.path.insert(0, {cwd!r})  # where pytest ran"]
+
+
 def describe_call(
     data: Any, kwargs: dict[str, Any], fn: str = "async_tensor_h2d", arg_names: Mapping[str, str] | None = None
 ) -> str:

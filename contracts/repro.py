@@ -43,7 +43,7 @@ import numpy as np
 import torch
 
 from . import contexts
-from .describe import describe_value, literal, pattern_expr
+from .describe import describe_value, import_path_lines, literal, pattern_expr
 
 __all__ = ["Captured", "MAX_EMBEDDED_BYTES", "Verdict", "capture", "run_script", "verify"]
 
@@ -782,9 +782,7 @@ class _Writer:
             wraps.append("torch.cuda.stream(torch.cuda.Stream())")
         lines = [header.rstrip("\n")] if header else []
         lines += [f"import {m}" for m in sorted(self.imports)]
-        if ":" in spec and state.get("cwd"):
-            # a target package that is not installed is found from where pytest ran, as it was there
-            lines += ["import sys", "", f"sys.path.insert(0, {state['cwd']!r})  # where pytest ran"]
+        lines += import_path_lines(spec, state.get("cwd", ""))
         lines += ["", "from h2d_contracts.contracts import load_target", f"from {check_module} import {check_name}", ""]
         lines += [h.rstrip("\n") for h in self.helpers]
         if self.helpers:

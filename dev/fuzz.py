@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                 not_applicable[key] = str(exc)
                 stats.pop(key, None)
                 continue
-            except BaseException as exc:
+            except BaseException as exc:  # a falsifying example (or a crash) is the finding
                 if isinstance(exc, KeyboardInterrupt):
                     raise
                 failed.add(key)

@@ -36,4 +36,4 @@ XFAILS_DIR = ((_HERE.parent / "contracts") if CHECKOUT else (_HERE / "contracts"
 
 
 if CHECKOUT:
-    __path__.append(str(_HERE.parent))
+    __path__.append(str(_HERE.parent))  # the package's own __path__

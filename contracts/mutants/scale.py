@@ -52,7 +52,7 @@ def large_permuted_tensor_keeps_strides() -> Target:
             and data.dim() == 2
             and data.stride(0) == 1
         ):
-            target = R._resolve_device(device)
+            target = R._resolve_device(device)  # white-box: the reference's own device parsing
             return data.detach().to(device=target, dtype=dtype or data.dtype, copy=True)
         return R.async_tensor_h2d(data, device, dtype, out)
 

@@ -34,7 +34,7 @@ from typing import Any, TypeVar, cast, overload
 import torch
 
 from .. import contexts
-from ..describe import describe_call
+from ..describe import describe_call, import_path_lines
 from ..violations import NotApplicable
 
 __all__ = [
@@ -242,8 +242,8 @@ class Target:
         """Python source after which a ``call:`` line of this target runs as printed: the target loaded by its
         spec, its function and buffer class bound to the names ``call:`` lines use."""
         lines = ["import numpy as np", "import torch", ""]
-        if ":" in self.spec:
-            lines += ["import sys", "", f"sys.path.insert(0, {os.getcwd()!r})  # where pytest ran", ""]
+        path = import_path_lines(self.spec, os.getcwd())
+        lines += path + ([""] if path else [])
         lines += ["from h2d_contracts.contracts import load_target", "from h2d_contracts.contracts.out import WriteLog"]
         lines += ["", f"target = load_target({self.spec!r})"]
         lines.append(f"{self.fn_name} = target.own_call  # {self.name}'s function, called in its own argument names")
@@ -529,7 +529,7 @@ def _call_factory(factory: Callable[[], Any], spec: str) -> Target:
         target = factory()
     except (TargetLoadError, ImportError):
         raise
-    except Exception as exc:
+    except Exception as exc:  # keep the type and the traceback for the user
         tb = "".join(traceback.format_exception(exc))
         raise TargetLoadError(f"the factory of --h2d-impl {spec!r} raised {type(exc).__name__}: {exc}\n{tb}") from exc
     if not isinstance(target, Target):

@@ -93,7 +93,7 @@ def configure(config: pytest.Config) -> None:
     )
     try:
         loaded = load_target(spec)
-    except Exception as exc:
+    except Exception as exc:  # a clear usage error naming the option, with what the loader said
         raise pytest.UsageError(f"{source}={spec!r} could not be loaded: {type(exc).__name__}: {exc}") from exc
     state.spec = spec
     state.target = instrumented(loaded, accounting.called)

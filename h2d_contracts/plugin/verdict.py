@@ -23,6 +23,7 @@ from typing import Any, cast
 import pytest
 import torch
 
+from h2d_contracts import SUITE_DIR
 from h2d_contracts.contracts import CATALOGUE
 from h2d_contracts.contracts import report as R
 from h2d_contracts.contracts.repro import verify
@@ -256,8 +257,6 @@ class Verdict:
 
 def _whole_suite(config: pytest.Config) -> bool:
     """Whether the run collected the whole contract suite: no ``-k``, no ``-m``, no test path below the suite's folder."""
-    from h2d_contracts import SUITE_DIR
-
     if config.getoption("keyword", "") or config.getoption("markexpr", ""):
         return False
     suite = SUITE_DIR.resolve()

@@ -54,7 +54,7 @@ def hunt(mutant, device: torch.device) -> tuple[str, ContractViolation] | None:
                     prop(target, device, max_examples=examples, database=None, phases=HUNT_PHASES, max_kinds=1)
                 except NotApplicable:
                     continue
-                except BaseException as exc:
+                except BaseException as exc:  # inspect what the property raised
                     violation = _violation_in(exc)
                     if violation is None:
                         raise
