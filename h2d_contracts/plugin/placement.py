@@ -7,6 +7,8 @@ import os
 import pytest
 import torch
 
+from .state import active
+
 __all__ = ["OneWorkerPerGPU", "bind_worker_to_gpu", "worker_index"]
 
 
@@ -30,8 +32,6 @@ class OneWorkerPerGPU:
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
         """``-n auto`` on a CUDA host starts one worker per GPU (each worker owns its GPU)."""
-        from .session import active
-
         if not active(config):
             return None
         if torch.cuda.is_available() and torch.cuda.device_count() > 0:
@@ -42,8 +42,6 @@ class OneWorkerPerGPU:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(node: object) -> None:
         """Hand the controller's answer to ``active`` and its Hypothesis seed to each worker."""
-        from .session import active
-
         config = node.config  # type: ignore[attr-defined]
         node.workerinput["h2d_active"] = active(config)  # type: ignore[attr-defined]
         node.workerinput["h2d_hypothesis_seed"] = config.getoption("hypothesis_seed", None)  # type: ignore[attr-defined]

@@ -11,53 +11,17 @@ from pathlib import Path
 import pytest
 import torch
 
-from h2d_contracts import CHECKOUT, SUITE_DIR, XFAILS_DIR
+from h2d_contracts import XFAILS_DIR
 from h2d_contracts.contracts import CATALOGUE, load_target
 from h2d_contracts.contracts import expectations as X
 from h2d_contracts.contracts.targets import accounting, instrumented
 
 from .options import profile_name
 from .placement import bind_worker_to_gpu
-from .state import run_state
+from .state import active, run_state
 from .timeouts import DEFAULT_TIMEOUT_S
 
 __all__ = ["active", "configure", "header", "impl"]
-
-_ACTIVE = pytest.StashKey[bool]()
-
-
-def active(config: pytest.Config) -> bool:
-    """Whether this session is a kit session: it names a target or runs the kit's suite.
-
-    True when ``--h2d-impl`` or ``$H2D_IMPL`` is given, when an argument is the packaged
-    suite (``--pyargs h2d_contracts.tests[...]``) or a path in it, or, in the kit's own
-    checkout, a folder that contains it (``pytest`` at the top runs ``testpaths = tests``).
-    An xdist worker takes its controller's answer. Cached in the config's stash.
-    """
-    cached = config.stash.get(_ACTIVE, None)
-    if cached is not None:
-        return cached
-    if hasattr(config, "workerinput"):
-        answer = bool(config.workerinput.get("h2d_active", False))
-    else:
-        answer = _names_kit(config)
-    config.stash[_ACTIVE] = answer
-    return answer
-
-
-def _names_kit(config: pytest.Config) -> bool:
-    if config.getoption("--h2d-impl", None) is not None or os.environ.get("H2D_IMPL"):
-        return True
-    suite = SUITE_DIR.resolve()
-    pyargs = bool(getattr(config.option, "pyargs", False))
-    for arg in getattr(config, "args", None) or []:
-        head = str(arg).split("::", 1)[0]
-        if pyargs and (head == "h2d_contracts" or head.startswith(("h2d_contracts.tests", "h2d_contracts/tests"))):
-            return True
-        path = Path(config.invocation_params.dir, head).resolve()
-        if path == suite or suite in path.parents or (CHECKOUT and path in suite.parents):
-            return True
-    return False
 
 
 def impl(config: pytest.Config) -> str:

@@ -1,7 +1,9 @@
-"""The plugin's per-run state, kept in ``config.stash`` and ``item.stash`` under typed keys (as Hypothesis's plugin does)."""
+"""The plugin's per-run state, kept in ``config.stash`` and ``item.stash`` under typed keys (as Hypothesis's plugin does),
+and whether a session is a kit session at all (:func:`active`, read by the session and the xdist hooks)."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -10,7 +12,7 @@ import pytest
 
 from h2d_contracts import CHECKOUT, SUITE_DIR
 
-__all__ = ["ItemState", "RunState", "INTERNAL_DIRS", "item_state", "run_state", "suite_item", "internal_item"]
+__all__ = ["INTERNAL_DIRS", "ItemState", "RunState", "active", "internal_item", "item_state", "run_state", "suite_item"]
 
 #: Folders of the checkout's ``tests/`` that are not the contract suite: the reference's own
 #: tests and the kit's meta-tests. Selected by where they live; never run, counted or shipped
@@ -78,3 +80,40 @@ def internal_item(item: pytest.Item) -> bool:
         return False
     path = Path(item.path).resolve()
     return any(SUITE_DIR.resolve() / name in path.parents for name in INTERNAL_DIRS)
+
+
+_ACTIVE = pytest.StashKey[bool]()
+
+
+def active(config: pytest.Config) -> bool:
+    """Whether this session is a kit session: it names a target or runs the kit's suite.
+
+    True when ``--h2d-impl`` or ``$H2D_IMPL`` is given, when an argument is the packaged
+    suite (``--pyargs h2d_contracts.tests[...]``) or a path in it, or, in the kit's own
+    checkout, a folder that contains it (``pytest`` at the top runs ``testpaths = tests``).
+    An xdist worker takes its controller's answer. Cached in the config's stash.
+    """
+    cached = config.stash.get(_ACTIVE, None)
+    if cached is not None:
+        return cached
+    if hasattr(config, "workerinput"):
+        answer = bool(config.workerinput.get("h2d_active", False))
+    else:
+        answer = _names_kit(config)
+    config.stash[_ACTIVE] = answer
+    return answer
+
+
+def _names_kit(config: pytest.Config) -> bool:
+    if config.getoption("--h2d-impl", None) is not None or os.environ.get("H2D_IMPL"):
+        return True
+    suite = SUITE_DIR.resolve()
+    pyargs = bool(getattr(config.option, "pyargs", False))
+    for arg in getattr(config, "args", None) or []:
+        head = str(arg).split("::", 1)[0]
+        if pyargs and (head == "h2d_contracts" or head.startswith(("h2d_contracts.tests", "h2d_contracts/tests"))):
+            return True
+        path = Path(config.invocation_params.dir, head).resolve()
+        if path == suite or suite in path.parents or (CHECKOUT and path in suite.parents):
+            return True
+    return False

@@ -459,7 +459,7 @@ def test_plugin_is_active_only_in_kit_sessions(tmp_path, monkeypatch):
     import types
 
     from h2d_contracts import SUITE_DIR
-    from h2d_contracts.plugin.session import _names_kit
+    from h2d_contracts.plugin.state import _names_kit
 
     monkeypatch.delenv("H2D_IMPL", raising=False)
 
