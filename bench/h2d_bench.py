@@ -46,10 +46,10 @@ from typing import Any
 
 import numpy as np
 import torch
-from h2d_contracts.h2d_impl import _staging
 
 # the kit installed (pip install -e . in a checkout, or its wheel): h2d_contracts is importable
 from h2d_contracts import h2d_impl
+from h2d_contracts.h2d_impl import _staging
 
 
 def empty_host_caches() -> None:

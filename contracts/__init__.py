@@ -3,10 +3,15 @@
 One module per contract area holds its checks (``check_*(target, ...)``: one concrete
 input, raises :class:`ContractViolation`) and its properties (``prop_*(target, device)``:
 strategies bound to checks, registered under their catalogue id in
-:data:`~contracts.registry.PROPERTIES`). Catalogue ids: see :data:`CATALOGUE` and
+:data:`~harness.registry.PROPERTIES`). Catalogue ids: see :data:`CATALOGUE` and
 docs/contracts.md. A contract that needs what the target lacks raises
 :class:`NotApplicable`.
 """
+
+from h2d_contracts.harness.registry import GPU_CONTRACTS, PROPERTIES, prop, run_property
+from h2d_contracts.harness.target import CAPABILITIES, INPUT_KINDS, Target
+from h2d_contracts.harness.violations import ContractViolation, KitError, NotApplicable, TargetTimeout
+from h2d_contracts.strategies.describe import describe_call, describe_value
 
 from . import (  # noqa: F401 - registers the properties
     bad_input,
@@ -24,10 +29,7 @@ from . import (  # noqa: F401 - registers the properties
     side_effects,
     values,
 )
-from .describe import describe_call, describe_value
-from .registry import GPU_CONTRACTS, PROPERTIES, prop, run_property
-from .targets import BUILTIN_TARGETS, CAPABILITIES, INPUT_KINDS, Target, TargetLoadError, load_target
-from .violations import ContractViolation, KitError, NotApplicable, TargetTimeout
+from .targets import BUILTIN_TARGETS, TargetLoadError, load_target
 
 #: The catalogue ids, in the order the docs list them.
 CATALOGUE = (

@@ -1,6 +1,6 @@
 """Contract ``bad-input``: every kind of bad input raises its documented exception type, names the argument, writes nothing.
 
-The kinds and their types are :data:`contracts.errors.BAD_INPUT_KINDS` (59 kinds: wrong
+The kinds and their types are :data:`strategies.errors.BAD_INPUT_KINDS` (59 kinds: wrong
 kinds of data, ragged lists, values the target dtype cannot hold carried by every source
 kind and route, bad ``out``, ``dtype`` and ``device`` arguments). The type must be exactly
 the documented one, the message must name the argument at fault (``data``, ``out``,
@@ -11,20 +11,21 @@ from __future__ import annotations
 
 from typing import Any
 
-import h2d_contracts.strategies as hs
 import numpy as np
 import torch
 from hypothesis import strategies as st
 
-from . import contexts, errors
-from .calling import call_valid, check_device, domain_kwargs, expect_raise
-from .checks import check
-from .domain import in_domain
-from .oracle import assert_same_values, resolve_device
-from .registry import prop
-from .runner import Rows, require_device, run_given
-from .targets import Target
-from .violations import NotApplicable
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness import contexts
+from h2d_contracts.harness.calling import call_valid, check_device, domain_kwargs, expect_raise
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.domain import in_domain
+from h2d_contracts.harness.oracle import assert_same_values, resolve_device
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import Rows, require_device, run_given
+from h2d_contracts.harness.target import Target
+from h2d_contracts.harness.violations import NotApplicable
+from h2d_contracts.strategies import errors
 
 __all__ = ["check_bad_input"]
 
@@ -33,7 +34,7 @@ __all__ = ["check_bad_input"]
 def check_bad_input(target: Target, data: Any, kwargs: dict[str, Any], raises: type[BaseException], kind: str) -> None:
     """bad-input: the documented exception type (exactly), and ``out`` untouched.
 
-    Under the drawn calling context (:mod:`contracts.contexts`), except that an inference
+    Under the drawn calling context (:mod:`harness.contexts`), except that an inference
     ``out`` drawn under ``inference_mode`` is tried under ``no_grad``: torch refuses an
     inference tensor's in-place update outside inference mode only, so inside it the call
     is valid (docs/reference.md, calling contexts).

@@ -19,7 +19,6 @@ import math
 import re
 from typing import Any
 
-import h2d_contracts.strategies as hs
 import numpy as np
 import torch
 from hypothesis import settings
@@ -34,14 +33,16 @@ from hypothesis.stateful import (
     run_state_machine_as_test,
 )
 
-from . import contexts, errors
-from .calling import synchronize
-from .checks import check, reproduce
-from .describe import literal
-from .registry import prop
-from .runner import SUPPRESS, Rows, nondeterministic, require_device, run_given
-from .targets import Target, torch_pin_memory_available
-from .violations import ContractViolation, NotApplicable, fail
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness import contexts
+from h2d_contracts.harness.calling import synchronize
+from h2d_contracts.harness.checks import check, reproduce
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import SUPPRESS, Rows, nondeterministic, require_device, run_given
+from h2d_contracts.harness.target import Target, torch_pin_memory_available
+from h2d_contracts.harness.violations import ContractViolation, NotApplicable, fail
+from h2d_contracts.strategies import errors
+from h2d_contracts.strategies.describe import literal
 
 __all__ = [
     "BUFFER_ARGUMENT_NAMES",

@@ -12,18 +12,18 @@ import copy
 from collections.abc import Callable
 from typing import Any, cast
 
-import h2d_contracts.strategies as hs
 import torch
 from hypothesis import strategies as st
 
-from .calling import has_bytes, raw_storage
-from .checks import check
-from .domain import in_domain
-from .oracle import assert_same_values
-from .registry import prop
-from .runner import run_given
-from .targets import Target
-from .violations import fail
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness.calling import has_bytes, raw_storage
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.domain import in_domain
+from h2d_contracts.harness.oracle import assert_same_values
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import run_given
+from h2d_contracts.harness.target import Target
+from h2d_contracts.harness.violations import fail
 
 __all__ = ["check_cpu_path_agrees"]
 

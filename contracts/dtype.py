@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import h2d_contracts.strategies as hs
 import torch
 from hypothesis import strategies as st
 
-from . import errors
-from .calling import call_valid, expect_raise, synchronize
-from .checks import check
-from .oracle import resolve_dtype
-from .registry import prop
-from .runner import require_device, run_given
-from .targets import Target
-from .violations import fail
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness.calling import call_valid, expect_raise, synchronize
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.oracle import resolve_dtype
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import require_device, run_given
+from h2d_contracts.harness.target import Target
+from h2d_contracts.harness.violations import fail
+from h2d_contracts.strategies import errors
 
 __all__ = ["check_dtype_mismatch_rejected", "check_dtype_resolution"]
 

@@ -58,15 +58,16 @@ import numpy as np
 import torch
 from hypothesis import strategies as st
 
+from h2d_contracts.harness.calling import synchronize
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import require_device, run_given
+from h2d_contracts.harness.target import Target, forget_last_call
+from h2d_contracts.harness.violations import NotApplicable, fail
+
 from .buffer import make_buffer
-from .calling import synchronize
-from .checks import check
 from .gpu import CONFIRM_FACTOR, MAX_BUSY_MS, busy, cycles_per_ms
-from .registry import prop
 from .reliability import quiescent_bytes
-from .runner import require_device, run_given
-from .targets import Target, forget_last_call
-from .violations import NotApplicable, fail
 
 __all__ = [
     "ENGINE_MODES",

@@ -26,21 +26,22 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import h2d_contracts.strategies as hs
 import numpy as np
 import torch
 from hypothesis import strategies as st
 
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness.calling import call_valid, mutate, synchronize
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import Rows, accepted, run_given
+from h2d_contracts.harness.target import Target, run_fresh
+from h2d_contracts.harness.violations import NotApplicable, fail
+from h2d_contracts.strategies.describe import describe_value
+
 from .buffer import buffer_values, make_buffer, repr_spec
-from .calling import call_valid, mutate, synchronize
-from .checks import check
-from .describe import describe_value
-from .oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype
-from .registry import prop
-from .runner import Rows, accepted, run_given
-from .targets import Target, run_fresh
 from .values import check_values
-from .violations import NotApplicable, fail
 
 __all__ = [
     "BUSY_MS",

@@ -16,19 +16,21 @@ from __future__ import annotations
 import struct
 from typing import Any, cast
 
-import h2d_contracts.strategies as hs
 import numpy as np
 import torch
 from hypothesis import strategies as st
 
-from .calling import has_bytes, raw_storage, synchronize
-from .checks import check
-from .describe import describe_value
-from .domain import in_domain
-from .registry import prop
-from .runner import Rows, accepted, require_device, run_given
-from .targets import Target
-from .violations import fail
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness.calling import has_bytes, raw_storage, synchronize
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.domain import in_domain
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import Rows, accepted, require_device, run_given
+from h2d_contracts.harness.target import Target
+from h2d_contracts.harness.violations import fail
+from h2d_contracts.strategies.describe import describe_value
+
+from .values import SIZE_DTYPES
 
 __all__ = [
     "InputGuard",
@@ -511,8 +513,6 @@ def prop_input_untouched_sizes(target: Target, device: torch.device, **overrides
     require_device(target, device, "input-untouched")
     sparse = overrides.pop("ladder", "full") == "sparse"
     del overrides  # deterministic: every row every run
-    from .values import SIZE_DTYPES
-
     kinds = accepted(target, ["list", "ndarray", "tensor"], "input-untouched")
     rows = Rows("input-untouched size ladder")
     for k, kind in enumerate(kinds):

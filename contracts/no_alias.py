@@ -11,18 +11,24 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-import h2d_contracts.strategies as hs
 import numpy as np
 import torch
 from hypothesis import strategies as st
 
-from .calling import call_valid, mutate, synchronize
-from .checks import check
-from .oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype, storage_span
-from .registry import prop
-from .runner import Rows, accepted, require_device, run_given
-from .targets import Target
-from .violations import NotApplicable, fail
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness.calling import call_valid, mutate, synchronize
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.oracle import (
+    assert_same_values,
+    expected_tensor,
+    resolve_device,
+    resolve_dtype,
+    storage_span,
+)
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import Rows, accepted, require_device, run_given
+from h2d_contracts.harness.target import Target
+from h2d_contracts.harness.violations import NotApplicable, fail
 
 __all__ = ["check_no_alias"]
 

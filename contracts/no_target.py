@@ -8,16 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import h2d_contracts.strategies as hs
 import torch
 from hypothesis import strategies as st
 
-from . import errors
-from .calling import expect_raise
-from .checks import check
-from .registry import prop
-from .runner import run_given
-from .targets import Target
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness.calling import expect_raise
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import run_given
+from h2d_contracts.harness.target import Target
+from h2d_contracts.strategies import errors
 
 __all__ = ["check_no_target_rejected"]
 

@@ -11,20 +11,22 @@ from __future__ import annotations
 import math
 from typing import Any, cast
 
-import h2d_contracts.strategies as hs
 import numpy as np
 import torch
 from hypothesis import strategies as st
 
-from . import errors
-from .calling import call_valid, expect_raise, raw_storage, synchronize
-from .checks import check
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness.calling import call_valid, expect_raise, raw_storage, synchronize
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.oracle import assert_same_values, expected_tensor, resolve_dtype
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import Rows, accepted, require_device, run_given
+from h2d_contracts.harness.target import Target
+from h2d_contracts.harness.violations import fail
+from h2d_contracts.strategies import errors
+
 from .input_untouched import out_bytes_outside
-from .oracle import assert_same_values, expected_tensor, resolve_dtype
-from .registry import prop
-from .runner import Rows, accepted, require_device, run_given
-from .targets import Target
-from .violations import fail
+from .values import SIZE_DTYPES
 
 __all__ = [
     "OUT_DENSE_TABLE",
@@ -325,8 +327,6 @@ def prop_out_sizes(target: Target, device: torch.device, **overrides: Any) -> No
     target.require("out", "out")
     sparse = overrides.pop("ladder", "full") == "sparse"
     del overrides  # deterministic: every row every run
-    from .values import SIZE_DTYPES
-
     kinds = accepted(target, ["list", "ndarray", "tensor"], "out")
     rows = Rows("out size ladder")
     for k, kind in enumerate(kinds):

@@ -19,13 +19,13 @@ from typing import Any, cast
 import numpy as np
 import torch
 
-from .calling import domain_kwargs, synchronize
-from .checks import check
-from .domain import in_domain
-from .registry import prop
-from .runner import require_device
-from .targets import Target, run_fresh
-from .violations import ContractViolation, NotApplicable, fail
+from h2d_contracts.harness.calling import domain_kwargs, synchronize
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.domain import in_domain
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import require_device
+from h2d_contracts.harness.target import Target, run_fresh
+from h2d_contracts.harness.violations import ContractViolation, NotApplicable, fail
 
 __all__ = ["check_concurrent_calls", "check_resource_hygiene", "mixed_inputs", "quiescent_bytes"]
 
@@ -175,7 +175,7 @@ _RESOURCE_SCRIPT = """
 import json, sys
 import torch
 from h2d_contracts.contracts import load_target
-from h2d_contracts.contracts.violations import ContractViolation
+from h2d_contracts.harness.violations import ContractViolation
 from h2d_contracts.contracts.reliability import check_resource_hygiene
 spec, index, calls, warmup = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 torch.cuda.set_device(index)

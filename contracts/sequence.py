@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import h2d_contracts.strategies as hs
 import numpy as np
 import torch
 from hypothesis import settings
@@ -36,14 +35,17 @@ from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness.calling import call_valid, expect_raise, synchronize
+from h2d_contracts.harness.checks import check, reproduce
+from h2d_contracts.harness.oracle import assert_same_values, storage_span
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import SUPPRESS, accepted, nondeterministic, require_device
+from h2d_contracts.harness.target import Target
+from h2d_contracts.harness.violations import ContractViolation, fail
+from h2d_contracts.strategies import errors
+
 from .buffer import host_aliased, make_buffer, wait
-from .calling import call_valid, synchronize
-from .checks import check, reproduce
-from .oracle import assert_same_values, storage_span
-from .registry import prop
-from .runner import SUPPRESS, accepted, nondeterministic, require_device
-from .targets import Target
-from .violations import ContractViolation, fail
 
 __all__ = ["SEQUENCE_KINDS", "SEQUENCE_SIZES", "check_sequence", "sequence_machine"]
 
@@ -235,9 +237,6 @@ class _Sequence:
         An out validated once and then trusted (a cache of checked outs) broadcasts ``[x]``
         into it the second time.
         """
-        from . import errors
-        from .calling import expect_raise
-
         obj, out = self.objects[name], self.outs[name]
         kwargs: dict[str, Any] = {"out": out}
         expect_raise(

@@ -29,18 +29,19 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import h2d_contracts.strategies as hs
 import numpy as np
 import torch
 from hypothesis import strategies as st
 
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.domain import in_domain
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import require_device, run_given
+from h2d_contracts.harness.target import Target
+from h2d_contracts.harness.violations import fail
+
 from .buffer import make_buffer
-from .checks import check
-from .domain import in_domain
-from .registry import prop
-from .runner import require_device, run_given
-from .targets import Target
-from .violations import fail
 
 __all__ = ["STATE_NAMES", "check_side_effects", "process_state"]
 

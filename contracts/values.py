@@ -15,21 +15,21 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-import h2d_contracts.strategies as hs
 import numpy as np
 import torch
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from .calling import call_valid, check_device, domain_kwargs, synchronize
-from .checks import check
-from .describe import LazyCall
-from .domain import in_domain
-from .oracle import assert_same_values, expected_tensor, own_dtype, resolve_device, resolve_dtype
-from .registry import prop
-from .runner import Rows, accepted, require_device, run_given
-from .targets import Target, run_fresh
-from .violations import NotApplicable, fail
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness.calling import call_valid, check_device, domain_kwargs, synchronize
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.domain import in_domain
+from h2d_contracts.harness.oracle import assert_same_values, expected_tensor, own_dtype, resolve_device, resolve_dtype
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import Rows, accepted, require_device, run_given
+from h2d_contracts.harness.target import Target, run_fresh
+from h2d_contracts.harness.violations import NotApplicable, fail
+from h2d_contracts.strategies.describe import LazyCall
 
 __all__ = [
     "CONVERSION_PAIRS",

@@ -4,7 +4,7 @@ Usage (normally through ``dev/fuzz.sh TARGET MINUTES``)::
 
     python dev/fuzz.py --target reference --minutes 10 --json out.json
 
-Each round runs every property of ``contracts.registry.PROPERTIES`` (the same
+Each round runs every property of ``harness.registry.PROPERTIES`` (the same
 properties the suite runs) on every device the machine has (the host, plus the
 primary CUDA device where there is one) with ``--chunk`` fresh random examples, no
 deadline and no health checks, until the time budget is spent. Unlike ``pytest
@@ -41,9 +41,10 @@ from typing import Any
 
 import hypothesis
 import torch
-from h2d_contracts.contracts import ContractViolation, NotApplicable, load_target
-from h2d_contracts.contracts.registry import PROPERTIES
 from hypothesis.database import DirectoryBasedExampleDatabase
+
+from h2d_contracts.contracts import ContractViolation, NotApplicable, load_target
+from h2d_contracts.harness.registry import PROPERTIES
 
 ROOT = Path(__file__).resolve().parents[1]  # the kit installed (pip install -e .): h2d_contracts is importable
 

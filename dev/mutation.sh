@@ -46,7 +46,7 @@ import re, shutil, sys
 from pathlib import Path
 work, suite = Path(sys.argv[1]), sys.argv[2]
 pkg = work / "h2d_contracts"
-for name in ("h2d_impl", "contracts", "strategies", "tests"):
+for name in ("h2d_impl", "harness", "contracts", "strategies", "tests"):
     shutil.move(str(work / name), str(pkg / name))
 py = work / "pyproject.toml"
 text = py.read_text()

@@ -9,6 +9,7 @@ import of yours.
 from __future__ import annotations
 
 import torch
+
 from h2d_contracts.contracts import Target
 
 

@@ -11,13 +11,15 @@ name (``contracts``, ``strategies``, ``tests``) is claimed in site-packages:
     ``h2d_contracts.tests``         the packaged contract suite (``pytest --pyargs h2d_contracts.tests``)
     ``h2d_contracts.plugin``        the pytest plugin (entry point ``pytest11: h2d_contracts``)
 
+    ``h2d_contracts.harness``       the machinery the contracts run on: the Target protocol, checks, calling,
+                                    the oracle, the runner, violations, reproductions
+
 The repository keeps the layout the project was specified with (``h2d_impl/``,
-``contracts/``, ``strategies/``, ``tests/`` at the top); ``pyproject.toml`` maps those
-folders under this package when a wheel is built, and an editable install maps them
-the same way. In a bare checkout (``PYTHONPATH=.``) this package finds no subpackages
-next to it and adds the checkout's root to its ``__path__``, so ``h2d_contracts.X`` is
-the folder ``X`` there too. Either way every module has one name,
-``h2d_contracts.X.Y``: nothing imports the folders as top-level ``X``.
+``harness/``, ``contracts/``, ``strategies/``, ``tests/`` at the top); ``pyproject.toml``
+maps those folders under this package (its ``package-dir`` table), in a wheel and in an
+editable install (``pip install -e .``) alike, so every module has one name,
+``h2d_contracts.X.Y``, and nothing imports the folders as top-level ``X``. A checkout is
+used through its editable install: this package never edits its own ``__path__``.
 """
 
 from __future__ import annotations
@@ -33,7 +35,3 @@ CHECKOUT = not (_HERE / "contracts").is_dir() and (_HERE.parent / "contracts" / 
 SUITE_DIR = (_HERE.parent / "tests") if CHECKOUT else (_HERE / "tests")
 #: The kit's expected-failure files of its built-in targets (``contracts/targets/xfails/vllm.txt``).
 XFAILS_DIR = ((_HERE.parent / "contracts") if CHECKOUT else (_HERE / "contracts")) / "targets" / "xfails"
-
-
-if CHECKOUT:
-    __path__.append(str(_HERE.parent))  # the package's own __path__

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from . import _validate as _v
 from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, UNSIGNED_WIDE_DTYPES, USER_DTYPES
+from .describe import describe_call
+from .errors import BAD_INPUT_KINDS
 from .host import (
     HOST_KINDS,
     host_data,
@@ -139,8 +141,6 @@ class H2DCall:
     kwargs: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        from h2d_contracts.contracts.describe import describe_call  # local: strategies do not need contracts otherwise
-
         return describe_call(self.data, self.kwargs)
 
 
@@ -274,8 +274,6 @@ class BadInput:
     raises: type[BaseException]
 
     def __repr__(self) -> str:
-        from h2d_contracts.contracts.describe import describe_call
-
         return f"BadInput({self.kind!r}, expects {self.raises.__name__}): {describe_call(self.data, self.kwargs)}"
 
 
@@ -379,8 +377,6 @@ def value_case(kind: str, carrier: str, n: int, pick: int = 0) -> tuple[Any, tor
 
 def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
     """Every value-range kind x every carrier x every route x every variant: a deterministic table (no luck needed)."""
-    from h2d_contracts.contracts.errors import BAD_INPUT_KINDS
-
     rows: list[BadInput] = []
     for kind, (carriers, _) in VALUE_KINDS.items():
         variants = (
@@ -406,8 +402,6 @@ def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
 
 
 def _bad_kinds(where: str, value: Any) -> Any:
-    from h2d_contracts.contracts.errors import BAD_INPUT_KINDS  # here, not at import: contracts imports strategies
-
     return _v.some_of(tuple(sorted(BAD_INPUT_KINDS)), optional=True)(where, value)
 
 
@@ -421,10 +415,8 @@ def bad_inputs(draw: st.DrawFn, device: torch.device, *, kinds: tuple[str, ...] 
     """Calls that must raise a documented exception, with an ``out`` to check stays untouched.
 
     Every kind of the catalogue's bad-input row, each with the exception type the
-    reference documents (see ``contracts.errors.BAD_INPUT_KINDS``).
+    reference documents (see ``strategies.errors.BAD_INPUT_KINDS``).
     """
-    from h2d_contracts.contracts.errors import BAD_INPUT_KINDS
-
     names = sorted(BAD_INPUT_KINDS) if kinds is None else list(kinds)
     kind = draw(st.sampled_from(names), label="bad kind")
     raises = BAD_INPUT_KINDS[kind]

@@ -69,10 +69,23 @@ HOST_KINDS = ("list", "ndarray", "tensor", "list-of-arrays")
 _pinned_arg = _v.boolean(optional=True)
 
 
-def pinning_available() -> bool:
-    """Whether pinned host tensors can be drawn on this machine."""
-    from h2d_contracts.contracts.targets import torch_pin_memory_available  # one detection for the whole kit
+def torch_pin_memory_available() -> bool:
+    """Whether this process can allocate pinned host memory (a one-byte ``pin_memory=True`` try).
 
+    The kit's own detection, independent of any target's: used as the default of
+    :attr:`Target.pin_memory_available`, by the strategies and by the adapters.
+    """
+    if not torch.cuda.is_available():
+        return False
+    try:
+        torch.empty(1, pin_memory=True)
+    except RuntimeError:
+        return False
+    return True
+
+
+def pinning_available() -> bool:
+    """Whether pinned host tensors can be drawn on this machine (:func:`torch_pin_memory_available`)."""
     return torch_pin_memory_available()
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+
 from h2d_contracts.contracts import Target
 
 

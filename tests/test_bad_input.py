@@ -1,8 +1,9 @@
 """Contract bad-input: every kind of bad input raises its documented type, names the argument, writes nothing (host and primary GPU)."""
 
 import pytest
+
 from h2d_contracts.contracts import bad_input as P
-from h2d_contracts.contracts.errors import BAD_INPUT_KINDS
+from h2d_contracts.strategies.errors import BAD_INPUT_KINDS
 
 
 def test_bad_input_value_table(target, device):

@@ -1,8 +1,9 @@
 """Contract cpu-path: the CPU-platform variant agrees with the main path, and meets every host contract as an entry point of its own."""
 
 import pytest
+
 from h2d_contracts.contracts import cpu_path as P
-from h2d_contracts.contracts.registry import PROPERTIES
+from h2d_contracts.harness.registry import PROPERTIES
 
 
 def test_cpu_path(target):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+
 from h2d_contracts.contracts.bad_input import check_bad_input
 from h2d_contracts.contracts.buffer import check_buffer_constructed, check_buffer_init, check_buffer_rejected
 from h2d_contracts.contracts.out import check_out_equal, check_out_written_exactly

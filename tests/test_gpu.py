@@ -1,6 +1,7 @@
 """GPU-only contracts: staging, non-blocking, snapshot, stream, device-hygiene (skipped with a reason without CUDA)."""
 
 import pytest
+
 from h2d_contracts.contracts import gpu as P
 
 pytestmark = pytest.mark.gpu

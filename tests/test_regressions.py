@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+
 from h2d_contracts.contracts.bad_input import check_bad_input
 from h2d_contracts.contracts.buffer import (
     check_buffer_init,

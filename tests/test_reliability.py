@@ -1,6 +1,7 @@
 """Reliability contracts: concurrency (host and GPU) and resource hygiene (GPU)."""
 
 import pytest
+
 from h2d_contracts.contracts import reliability as P
 
 

@@ -8,7 +8,7 @@ document; the kit's meta-tests run ``--check``.
 
 - ``mutants`` (docs/mutants.md): the catalogue's counts and one row per module;
 - ``bad-input-kinds`` (docs/contracts.md): every kind of
-  ``contracts.errors.BAD_INPUT_KINDS``, the exception it must raise, and its smallest
+  ``strategies.errors.BAD_INPUT_KINDS``, the exception it must raise, and its smallest
   example (Hypothesis's ``find`` over ``strategies.bad_inputs(kinds=[kind])``: the shrunk
   first example, so the row is the same every time).
 """
@@ -21,10 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
-from h2d_contracts.contracts.describe import describe_call
-from h2d_contracts.contracts.errors import BAD_INPUT_KINDS
-from h2d_contracts.strategies import bad_inputs
 from hypothesis import HealthCheck, find, settings
+
+from h2d_contracts.strategies import bad_inputs
+from h2d_contracts.strategies.describe import describe_call
+from h2d_contracts.strategies.errors import BAD_INPUT_KINDS
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,10 +8,12 @@
 #                                               # (a blocking target must end with a verified reproduction in < 60 s)
 #   bash tools/gpu_runner.sh timed              # the timed GPU tests $REPEAT times with one worker, $REPEAT times with 4
 #   bash tools/gpu_runner.sh heldout            # a held-out GPU round ($ROUND under dev/heldout/) at $SEEDS
+#   bash tools/gpu_runner.sh par reference vllm sglang   # those stages at once, each seed its own runner
 #
 # "GPU tests" are the tests on the CUDA device (`-k "cuda or gpu or reliability"`: the [cuda]
 # parametrisations, tests/test_gpu.py, tests/test_reliability.py); their host halves run in CI.
-# Python packages the GPU image lacks come as wheels in .whl/ (docs/gpu.md). OMP_NUM_THREADS
+# Python packages the GPU image lacks come as wheels in .whl/ (docs/gpu.md), setuptools for the kit's
+# editable install among them. OMP_NUM_THREADS
 # keeps xdist workers from oversubscribing the host.
 # Writes $OUT/summary.md (GPU, torch, date, commit, each stage's command, exit and wall time,
 # counts) and the JSON the tools read ($OUT/<stage>.json: the report cut to its verdict); the
@@ -34,7 +36,34 @@ if [ -d .whl ] && ! python3 -c "import hypothesis, xdist, pytest_timeout, pytest
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl >> "$LOG" 2>&1
   export PYTHONPATH=/tmp/site${PYTHONPATH:+:$PYTHONPATH}
 fi
+# the kit imports through its install (pyproject's package-dir table): an editable install of this tree,
+# offline, with the image's setuptools or one carried in .whl/
+if ! python3 -c "import h2d_contracts.harness" 2>/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-build-isolation -e . >> "$LOG" 2>&1 \
+    || { echo "the kit's editable install failed: see $LOG" | tee -a "$LOG"; exit 3; }
+fi
 stages=("$@"); [ "${stages[*]}" = verify ] && stages=(reference vllm sglang mutants timed)
+if [ "${1:-}" = par ]; then
+  # par STAGE...: every stage (and every seed of reference/vllm/sglang) as its own runner, all at once on
+  # the one GPU, $WORKERS xdist workers each; then one summary, the JSONs side by side and one log
+  shift; pids=(); parts=()
+  for st in "$@"; do
+    case $st in reference|vllm|sglang) seeds=$SEEDS;; *) seeds=-;; esac
+    for s in $seeds; do
+      part=$OUT/part-$st-$s; parts+=("$part"); mkdir -p "$part"
+      if [ "$s" = - ]; then OUT=$part bash "$0" "$st" > /dev/null 2>&1 &
+      else OUT=$part SEEDS=$s ENGINE_SEEDS=$s bash "$0" "$st" > /dev/null 2>&1 & fi
+      pids+=($!)
+    done
+  done
+  wait "${pids[@]}"
+  { echo "# GPU runner: par $*, finished $(date -u +%Y-%m-%dT%H:%M:%SZ) (the parts ran at once)"; echo
+    for part in "${parts[@]}"; do sed -n '3,6p' "$part/summary.md" | sed "s/^- seeds: [^;]*;/- seeds: $SEEDS, one runner each;/"; break; done; echo
+    echo "| stage | exit | wall | result | command |"; echo "|---|---|---|---|---|"
+    for part in "${parts[@]}"; do grep '^| [a-z]' "$part/summary.md" | grep -v '^| stage'; done; } > "$SUMMARY"
+  for part in "${parts[@]}"; do mv "$part"/*.json "$OUT"/ 2>/dev/null; echo "=== $part" >> "$LOG"; cat "$part/log.txt" >> "$LOG"; rm -rf "$part"; done
+  cat "$SUMMARY"; exit 0
+fi
 {
   echo "# GPU runner: ${stages[*]}, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo

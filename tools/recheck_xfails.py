@@ -7,7 +7,7 @@ An edited ``xfails/*.txt`` can be checked against a run made elsewhere (a GPU ru
 facts of the recorded run (CUDA, pinned memory, number of GPUs, torch version, read from
 the report's header), and every recorded failure (failed or xfailed, with its
 violations and error text) is matched with the same functions the plugin uses
-(:func:`contracts.expectations.match_xfails`, :func:`contracts.expectations.expected_failure`).
+(:func:`plugin.expectations.match_xfails`, :func:`plugin.expectations.expected_failure`).
 Prints each failure's covering entries, every UNEXPECTED one, and the listed contracts
 none of whose recorded failures an entry covers. Exit status 1 if any failure is
 UNEXPECTED or a listed contract is not covered, else 0.
@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 from h2d_contracts.contracts import CATALOGUE
-from h2d_contracts.contracts import expectations as R
+from h2d_contracts.plugin import expectations as R
 
 
 def facts_of(meta: dict) -> dict:

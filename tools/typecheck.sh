@@ -4,14 +4,14 @@
 #   bash tools/typecheck.sh                 # python: .venv/bin/python if present, else python3
 #   PYTHON=/path/to/venv/bin/python bash tools/typecheck.sh
 #
-# In a checkout the folders h2d_impl/, contracts/, strategies/ sit at the top and
-# h2d_contracts/__init__.py appends the checkout's root to its __path__, which mypy cannot
-# follow. So the working tree (tracked files and untracked ones git does not ignore: edits
+# In a checkout the folders h2d_impl/, harness/, contracts/, strategies/ sit at the top and
+# the editable install maps them under h2d_contracts with an import hook (setuptools'
+# editable finder), which mypy cannot follow. So the working tree (tracked files and untracked ones git does not ignore: edits
 # in progress are checked) is copied to a scratch directory, a wheel is built there
 # (`pip wheel --no-deps --no-build-isolation`, offline: setuptools from the environment)
 # and unpacked into build/typecheck/site/, and mypy runs there with [tool.mypy] of this
 # checkout's pyproject.toml on the public packages: h2d_contracts itself, its pytest plugin
-# (h2d_contracts.plugin), h2d_contracts.h2d_impl, .strategies and .contracts (with
+# (h2d_contracts.plugin), h2d_contracts.h2d_impl, .strategies, .harness and .contracts (with
 # .contracts.targets and .contracts.mutants). The shipped suite h2d_contracts.tests is not
 # checked. mypy's cache stays in build/typecheck/.mypy_cache (build/ is ignored by git).
 # Exit status: mypy's (0 only when no errors). Extra arguments go to mypy.
@@ -40,5 +40,6 @@ exec "$py" -m mypy --config-file "$root/pyproject.toml" --cache-dir "$out/.mypy_
     -p h2d_contracts.plugin \
     -p h2d_contracts.h2d_impl \
     -p h2d_contracts.strategies \
+    -p h2d_contracts.harness \
     -p h2d_contracts.contracts \
     "$@"

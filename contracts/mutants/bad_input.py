@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import torch
+
 from h2d_contracts.h2d_impl import _host as H  # a mutant is the reference with one change: white-box
 from h2d_contracts.h2d_impl import h2d as R
 

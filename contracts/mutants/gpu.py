@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import torch
+
 from h2d_contracts.h2d_impl import _staging as _P
 from h2d_contracts.h2d_impl import h2d as R
 

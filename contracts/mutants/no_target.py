@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+
 from h2d_contracts.h2d_impl import h2d as R
 
 from ..targets import Target

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import torch
+
 from h2d_contracts.h2d_impl import h2d as R
 
 from ..targets import Target

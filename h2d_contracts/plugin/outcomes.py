@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from h2d_contracts import CHECKOUT
-from h2d_contracts.contracts import NotApplicable, TargetTimeout, domain
-from h2d_contracts.contracts import expectations as X
-from h2d_contracts.contracts import report as R
-from h2d_contracts.contracts.targets import accounting
+from h2d_contracts.contracts import NotApplicable, TargetTimeout
+from h2d_contracts.harness import accounting, domain
+from h2d_contracts.plugin import expectations as X
+from h2d_contracts.plugin import report as R
 
 from . import session
 from .state import INTERNAL_DIRS, internal_item, item_state, run_state, suite_item
@@ -43,7 +43,7 @@ def canonical_id(item: pytest.Item) -> str:
 
 
 def _violations_only(exc: BaseException | None) -> bool:
-    from h2d_contracts.contracts.runner import violations_in
+    from h2d_contracts.harness.runner import violations_in
 
     return exc is not None and violations_in(exc) is not None
 

@@ -13,8 +13,9 @@ import torch
 
 from h2d_contracts import XFAILS_DIR
 from h2d_contracts.contracts import CATALOGUE, load_target
-from h2d_contracts.contracts import expectations as X
-from h2d_contracts.contracts.targets import accounting, instrumented
+from h2d_contracts.harness import accounting
+from h2d_contracts.harness.target import instrumented
+from h2d_contracts.plugin import expectations as X
 
 from .options import profile_name
 from .placement import bind_worker_to_gpu

@@ -32,7 +32,7 @@ class RunState:
     xfails_inactive: int = 0
     renamed: list[str] = field(default_factory=list)  # notes on translated old test ids
     seed_chosen: bool = False
-    report: Any = None  # contracts.report.ConformanceReport on the controller
+    report: Any = None  # plugin.report.ConformanceReport on the controller
     digest: list[str] = field(default_factory=list)  # terminal lines, written at session finish
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from h2d_contracts.contracts import TargetTimeout
-from h2d_contracts.contracts.violations import call_in_flight
+from h2d_contracts.harness.checks import current_call as call_in_flight
 
 from .state import item_state, run_state
 

@@ -2,7 +2,7 @@
 
 On the controller (or the only process) :class:`Verdict` collects every test report. At the
 end of the session it applies the contract-level strictness of the expectations, groups the
-failures into distinct problems (:meth:`contracts.report.ConformanceReport.find_problems`),
+failures into distinct problems (:meth:`plugin.report.ConformanceReport.find_problems`),
 writes one reproduction script per problem and runs it in a fresh interpreter against the
 target (it must fail the same way) and against the reference (it must pass), then writes
 the report. The terminal shows the digest before the failures.
@@ -25,8 +25,8 @@ import torch
 
 from h2d_contracts import SUITE_DIR
 from h2d_contracts.contracts import CATALOGUE
-from h2d_contracts.contracts import report as R
-from h2d_contracts.contracts.repro import verify
+from h2d_contracts.harness.repro import verify
+from h2d_contracts.plugin import report as R
 
 from .options import profile_name
 from .state import run_state

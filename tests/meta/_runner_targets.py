@@ -10,9 +10,9 @@ import signal
 import time
 
 import torch
-from h2d_contracts.contracts import Target
 
 from h2d_contracts import h2d_impl
+from h2d_contracts.contracts import Target
 
 #: How long ``sleeps`` sleeps per call: far past any per-test limit.
 SLEEP_S = 600.0
@@ -82,6 +82,7 @@ def several_defects() -> Target:
     ``copy_to_gpu(n)`` copying ``n + 1`` rows.
     """
     import numpy as np
+
     from h2d_contracts.h2d_impl import CpuGpuBuffer
 
     ref = h2d_impl.async_tensor_h2d

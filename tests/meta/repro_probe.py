@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from h2d_contracts.contracts.checks import check
+from h2d_contracts.harness.checks import check
 
 #: Every call of :func:`check_probe`: (target name, args, kwargs, global state).
 SEEN: list[tuple[str, tuple[Any, ...], dict[str, Any], dict[str, Any]]] = []

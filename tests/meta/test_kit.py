@@ -7,20 +7,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-import h2d_contracts.strategies as hs
 import numpy as np
 import pytest
 import torch
-from h2d_contracts.contracts import ContractViolation, NotApplicable, Target, load_target
-from h2d_contracts.contracts import out as O
-from h2d_contracts.contracts import runner as P
-from h2d_contracts.contracts import values as V
-from h2d_contracts.contracts.describe import describe_call as repro_call
-from h2d_contracts.contracts.describe import describe_value as repro_value
-from h2d_contracts.contracts.errors import BAD_INPUT_KINDS
-from h2d_contracts.contracts.oracle import assert_same_values
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+
+import h2d_contracts.strategies as hs
+from h2d_contracts.contracts import ContractViolation, NotApplicable, Target, load_target
+from h2d_contracts.contracts import out as O
+from h2d_contracts.contracts import values as V
+from h2d_contracts.harness import runner as P
+from h2d_contracts.harness.oracle import assert_same_values
+from h2d_contracts.strategies.describe import describe_call as repro_call
+from h2d_contracts.strategies.describe import describe_value as repro_value
+from h2d_contracts.strategies.errors import BAD_INPUT_KINDS
 
 pytestmark = pytest.mark.meta
 

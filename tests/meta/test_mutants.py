@@ -2,7 +2,7 @@
 
 A mutant that survives is a failed test. CPU mutants run everywhere; GPU mutants need
 CUDA and are run on the H200 (docs/records/). The hunt uses the very properties the
-suite runs (``contracts.registry.PROPERTIES``) with more examples and no example
+suite runs (``harness.registry.PROPERTIES``) with more examples and no example
 database, so a kill here is a kill by the suite.
 """
 
@@ -12,10 +12,11 @@ import os
 
 import pytest
 import torch
+from hypothesis import Phase
+
 from h2d_contracts.contracts import CATALOGUE, ContractViolation, NotApplicable
 from h2d_contracts.contracts.mutants import MUTANTS
-from h2d_contracts.contracts.registry import PROPERTIES
-from hypothesis import Phase
+from h2d_contracts.harness.registry import PROPERTIES
 
 pytestmark = pytest.mark.meta
 

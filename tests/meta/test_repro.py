@@ -1,7 +1,7 @@
 """Meta-tests of the reproductions: a script rebuilds exactly what a check was called with, and verification tells apart
 a real failure, a failure of another kind and a kit error.
 
-The scripts are written by :mod:`contracts.repro` from the arguments a check captured on entry;
+The scripts are written by :mod:`harness.repro` from the arguments a check captured on entry;
 here they call a recording check (``tests/meta/repro_probe.py``) instead of a contract, and
 what they rebuild is compared with what was captured: every byte of the memory, dtype (byte
 order included), shape, strides, storage offset, flags, inference mode, ``requires_grad``,
@@ -19,8 +19,9 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from h2d_contracts.contracts import repro
-from h2d_contracts.contracts.calling import raw_storage
+
+from h2d_contracts.harness import repro
+from h2d_contracts.harness.calling import raw_storage
 
 from . import repro_probe
 

@@ -18,16 +18,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+
 from h2d_contracts.contracts import CATALOGUE, ContractViolation, NotApplicable, load_target
 from h2d_contracts.contracts import buffer as B
-from h2d_contracts.contracts import expectations as R
 from h2d_contracts.contracts import out as O
-from h2d_contracts.contracts import report as Rep
 from h2d_contracts.contracts.no_target import check_no_target_rejected
 from h2d_contracts.contracts.targets import torch_pin_memory_available
 from h2d_contracts.contracts.targets.adapters import adapt_device_dtype, adapt_pin_memory
 from h2d_contracts.contracts.targets.source import free_globals, load_definitions
 from h2d_contracts.contracts.values import check_values
+from h2d_contracts.plugin import expectations as R
+from h2d_contracts.plugin import report as Rep
 
 pytestmark = pytest.mark.meta
 
@@ -696,7 +697,7 @@ SEVERAL_DEFECTS = [
 def test_every_defect_of_a_target_is_reported_in_one_run(tmp_path):
     """Seven independent defects, two of one message kind on different inputs: all in one run's digest, at the default profile.
 
-    A property that found one kind keeps searching with it set aside (contracts.runner), so
+    A property that found one kind keeps searching with it set aside (harness.runner), so
     the tensor aliasing is not hidden behind the ndarray aliasing (a user had to fix one to see
     the other); each problem's reproduction is verified.
     """

@@ -11,12 +11,13 @@ failure after shrinking a handful of draws, never at ``--timeout``.
 from __future__ import annotations
 
 import pytest
+from hypothesis import strategies as st
+
 from h2d_contracts.contracts import ContractViolation
 from h2d_contracts.contracts import engine as E
 from h2d_contracts.contracts import gpu as G
-from h2d_contracts.contracts.runner import run_given
-from h2d_contracts.contracts.violations import fail
-from hypothesis import strategies as st
+from h2d_contracts.harness.runner import run_given
+from h2d_contracts.harness.violations import fail
 
 pytestmark = pytest.mark.meta
 

@@ -22,10 +22,11 @@ import decimal
 import fractions
 import warnings
 
-import h2d_contracts.h2d_impl as H
 import numpy as np
 import pytest
 import torch
+
+import h2d_contracts.h2d_impl as H
 from h2d_contracts.h2d_impl import CpuGpuBuffer as B
 
 f = H.async_tensor_h2d

@@ -16,10 +16,11 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from h2d_contracts.h2d_impl import _host
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+
+from h2d_contracts.h2d_impl import _host
 
 _INT64 = st.integers(-(2**63), 2**63 - 1)
 _FLAT = st.one_of(

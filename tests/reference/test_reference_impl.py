@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import pytest
 import torch
-from h2d_contracts.contracts import Target
-from h2d_contracts.contracts import gpu as G
-from h2d_contracts.contracts.registry import PROPERTIES
-from h2d_contracts.h2d_impl import h2d as R
 
 from h2d_contracts import h2d_impl
+from h2d_contracts.contracts import Target
+from h2d_contracts.contracts import gpu as G
+from h2d_contracts.h2d_impl import h2d as R
+from h2d_contracts.harness.registry import PROPERTIES
 
 pytestmark = pytest.mark.gpu
 

@@ -16,10 +16,11 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from h2d_contracts.h2d_impl import SUPPORTED_DTYPES
-from h2d_contracts.h2d_impl import h2d as ref
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
+
+from h2d_contracts.h2d_impl import SUPPORTED_DTYPES
+from h2d_contracts.h2d_impl import h2d as ref
 
 GRAIN = ref._TORCH_GRAIN
 DTYPES = sorted(SUPPORTED_DTYPES, key=str)

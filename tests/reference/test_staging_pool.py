@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pytest
 import torch
+
 from h2d_contracts.h2d_impl import _staging
 from h2d_contracts.h2d_impl._staging import ALIGN, StagingPool
 

@@ -36,19 +36,19 @@ import contextlib
 from typing import Any, NamedTuple
 from unittest import mock
 
-import h2d_contracts.strategies as S
 import numpy as np
 import pytest
 import torch
-from h2d_contracts.contracts import oracle
-from h2d_contracts.h2d_impl import _host
-from h2d_contracts.h2d_impl import buffer as B
-from h2d_contracts.h2d_impl import h2d as R
 from hypothesis import given
 from hypothesis import strategies as st
 from torch.overrides import TorchFunctionMode
 
+import h2d_contracts.strategies as S
 from h2d_contracts import h2d_impl
+from h2d_contracts.h2d_impl import _host
+from h2d_contracts.h2d_impl import buffer as B
+from h2d_contracts.h2d_impl import h2d as R
+from h2d_contracts.harness import oracle
 
 CPU = torch.device("cpu")
 

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import torch
-from h2d_contracts.strategies import host_data
 from hypothesis import given
 from tinyengine import CpuGpuBuffer, async_tensor_h2d
 from tinyengine.h2d import default_device
 
 from contracts import assert_int64_on
+from h2d_contracts.strategies import host_data
 from strategies import token_ids
 
 

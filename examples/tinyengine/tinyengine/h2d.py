@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+
 from h2d_contracts.h2d_impl import CpuGpuBuffer as _ReferenceBuffer
 from h2d_contracts.h2d_impl import async_tensor_h2d as _reference_h2d
 

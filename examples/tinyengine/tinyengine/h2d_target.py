@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from h2d_contracts.contracts import Target
-
 import tinyengine
+from h2d_contracts.contracts import Target
 from tinyengine import h2d
 
 

@@ -2,7 +2,7 @@
 
 - :func:`run_given` runs a property body under ``@given(st.data())`` with the loaded
   profile. When it finds a failure it keeps searching with that kind of failure set aside
-  (:func:`~contracts.violations.problem_key`), so one kind cannot hide another: a
+  (:func:`~harness.violations.problem_key`), so one kind cannot hide another: a
   target with an aliasing bug for ndarrays and another for tensors gets both reported in
   one run (a user's engine needed two runs before). All kinds found are raised together.
 - :class:`Rows` runs a deterministic table's rows to the end and reports one failing row
@@ -23,6 +23,7 @@ from hypothesis.errors import Flaky
 from .contexts import CONTEXT_CONTRACTS, CONTEXTS, calling_context
 from .domain import out_of_domain
 from .registry import contract_of
+from .target import last_call
 from .violations import ContractViolation, NotApplicable, OutOfDomain, problem_key
 
 __all__ = [
@@ -102,8 +103,6 @@ def nondeterministic(exc: BaseException, contract: str, prop: str) -> ContractVi
     deterministic, so the changing party is the target: say so, with the first outcome
     and the last call made.
     """
-    from .targets import last_call
-
     inner = [str(e) for e in getattr(exc, "exceptions", ()) if isinstance(e, ContractViolation)]
     first = inner[0] if inner else f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     last = last_call()
@@ -126,7 +125,7 @@ def nondeterministic(exc: BaseException, contract: str, prop: str) -> ContractVi
 
 
 def _in_drawn_context(body: Callable[[st.DataObject], None]) -> Callable[[st.DataObject], None]:
-    """``body`` with a calling context drawn first (:mod:`contracts.contexts`; shrinks to ``none``)."""
+    """``body`` with a calling context drawn first (:mod:`harness.contexts`; shrinks to ``none``)."""
 
     def in_context(data: st.DataObject) -> None:
         name = data.draw(st.sampled_from(CONTEXTS), label="calling context")
@@ -145,7 +144,7 @@ def run_given(
     ``cap`` is a heavy property's budget under the default profile, scaled with the
     loaded one (:func:`capped_examples`); ``timed`` runs :data:`TIMED_PHASES` with
     :data:`TIMED_SETTINGS` (the first failure ends the search). A property of a contract in
-    :data:`~contracts.contexts.CONTEXT_CONTRACTS` draws its calling context first (the
+    :data:`~harness.contexts.CONTEXT_CONTRACTS` draws its calling context first (the
     override ``contexts=False`` turns that off). After a failure the search runs again with the kinds already
     found passing, up to :data:`MAX_KINDS` kinds (``overrides["max_kinds"]``: a mutant hunt
     needs one); then every kind found is raised (one
@@ -233,7 +232,7 @@ class Rows:
     A table that stopped at its first failing row would hide every later kind behind it:
     a target with one known fault (an expectation entry) and one new fault in a later row
     would be reported as the known one only. Each row runs inside :meth:`row`; a row's
-    ContractViolation is kept if its kind is new (:func:`~contracts.violations.problem_key`),
+    ContractViolation is kept if its kind is new (:func:`~harness.violations.problem_key`),
     up to ``cap`` kinds; rows of further kinds are counted and reported as one more
     violation that no expectation covers. :meth:`finish` raises the single violation, or an
     ``ExceptionGroup`` of one per kind. Anything else a row raises propagates at once.

@@ -1,19 +1,19 @@
 """Reproductions: capture a check's arguments when it starts, write them back as a self-contained script.
 
-Every check (:func:`contracts.checks.check`) snapshots its arguments on entry
+Every check (:func:`harness.checks.check`) snapshots its arguments on entry
 (:func:`capture`): tensors and arrays as the bytes of the memory they view, with their
 dtype, shape, strides and offset, so that views, storage offsets, memory shared between
 ``data`` and ``out``, pinned memory, inference-mode and ``requires_grad`` tensors, byte
 order, read-only and broadcast arrays, lists of arrays and 0-d values are all rebuilt as
 they were, whatever the call did to them afterwards. When the check raises a
-:class:`~contracts.violations.ContractViolation`, :meth:`Captured.script` writes a Python
+:class:`~harness.violations.ContractViolation`, :meth:`Captured.script` writes a Python
 script that loads the target by its ``--h2d-impl`` spec, rebuilds every argument with
 statements (never a comment) and calls the same check, so it ends in the contract's own
 assertion. :func:`verify` runs such a script in a fresh interpreter, against the target
 (it must fail the same way) and against the reference (it must pass).
 
 Large inputs are rebuilt by a short verified constructor (an ``arange`` progression or a
-repeated pattern: :func:`contracts.describe.pattern_expr`) or, failing that, from their
+repeated pattern: :func:`strategies.describe.pattern_expr`) or, failing that, from their
 bytes compressed into the script (up to :data:`MAX_EMBEDDED_BYTES`); past that a script
 is marked not reproducible, with the reason.
 
@@ -42,8 +42,10 @@ from typing import Any, cast
 import numpy as np
 import torch
 
+from h2d_contracts.strategies.describe import describe_value, import_path_lines, literal, pattern_expr
+
 from . import contexts
-from .describe import describe_value, import_path_lines, literal, pattern_expr
+from .violations import ContractViolation, NotApplicable, problem_key
 
 __all__ = ["Captured", "MAX_EMBEDDED_BYTES", "Verdict", "capture", "run_script", "verify"]
 
@@ -771,9 +773,9 @@ class _Writer:
         )
         wraps = []
         if state.get("context", "none") != "none":
-            # the calling context the kit entered around each call into the target (contracts.contexts)
-            self.imports.add("h2d_contracts.contracts.contexts")
-            wraps.append(f"h2d_contracts.contracts.contexts.calling_context({state['context']!r})")
+            # the calling context the kit entered around each call into the target (harness.contexts)
+            self.imports.add("h2d_contracts.harness.contexts")
+            wraps.append(f"h2d_contracts.harness.contexts.calling_context({state['context']!r})")
         if state.get("inference"):
             wraps.append("torch.inference_mode()")
         if not state.get("grad", True):
@@ -803,7 +805,7 @@ class _Writer:
 _MARK = "H2D-REPRO "
 _DRIVER = r"""
 import json, runpy, sys, traceback
-from h2d_contracts.contracts.violations import ContractViolation, NotApplicable, problem_key
+from h2d_contracts.harness.violations import ContractViolation, NotApplicable, problem_key
 def walk(e):
     if isinstance(e, BaseExceptionGroup):
         for s in e.exceptions:
@@ -864,8 +866,6 @@ def _forked(path: str, conn: Any) -> None:
         import runpy
         import traceback
 
-        from .violations import ContractViolation, NotApplicable, problem_key
-
         def walk(e: BaseException) -> Any:
             if isinstance(e, BaseExceptionGroup):
                 for sub in e.exceptions:
@@ -904,7 +904,7 @@ def _preloaded_runner(
 
     A fork costs milliseconds where a fresh ``python`` costs seconds (importing torch, and
     vLLM's modules for its targets: 4 s). Nothing has run in the server but imports
-    (:mod:`contracts.repro_preload` loads the targets, never calls them), so a forked child is
+    (:mod:`contracts.targets.preload` loads the targets, never calls them), so a forked child is
     as fresh for a contract as a new interpreter: torch's once-per-process warnings have not
     fired. Only without CUDA: forking a process that initialised CUDA is unsafe, so a CUDA
     machine runs every script in a new interpreter (:func:`run_script`). None when forking
@@ -918,7 +918,7 @@ def _preloaded_runner(
     previous = os.environ.get(PRELOAD_ENV)
     os.environ[PRELOAD_ENV] = ";".join(specs)
     try:
-        ctx.set_forkserver_preload(["h2d_contracts.contracts.repro_preload"])
+        ctx.set_forkserver_preload(["h2d_contracts.contracts.targets.preload"])
     except Exception:  # noqa: BLE001 - no preload: each fork imports what it needs
         pass
 
@@ -991,7 +991,7 @@ def verify(
     """Run each ``(name, script, spec, expected problem key)`` against its target and the reference, in parallel.
 
     Verified means: on the target the script raised a violation of the expected
-    ``(contract, kind)`` (:func:`contracts.violations.problem_key`), and on the
+    ``(contract, kind)`` (:func:`harness.violations.problem_key`), and on the
     reference it passed. Scripts are written to ``workdir/<name>.py`` (the target's) and
     ``workdir/<name>.reference.py``.
     """

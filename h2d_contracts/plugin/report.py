@@ -39,8 +39,8 @@ def _code_names(code: types.CodeType) -> set[str]:
 
 def contracts_of_function(func: Any, marked: Iterable[str] = ()) -> set[str]:
     """Catalogue ids a test function exercises: the properties its body calls, else the checks it calls, plus ``marked``."""
-    from .checks import CHECKS
-    from .registry import contract_of
+    from h2d_contracts.harness.checks import CHECKS
+    from h2d_contracts.harness.registry import contract_of
 
     ids = set(marked)
     func = getattr(func, "__wrapped__", func)
@@ -65,7 +65,7 @@ def contracts_of_function(func: Any, marked: Iterable[str] = ()) -> set[str]:
 
 def violations_of(exc: BaseException | None) -> list[dict[str, Any]]:
     """Every ContractViolation in ``exc`` (exception groups walked): id, message, Hypothesis notes."""
-    from .violations import ContractViolation, problem_key
+    from h2d_contracts.harness.violations import ContractViolation, problem_key
 
     found: list[dict[str, Any]] = []
 
@@ -255,11 +255,11 @@ class ConformanceReport:
     def find_problems(self) -> list[Problem]:
         """Group the failures into distinct problems: one per (contract, kind), in catalogue order, the most common first.
 
-        The kind is what failed (:func:`~contracts.violations.kind_of`), across input kinds; the
+        The kind is what failed (:func:`~harness.violations.kind_of`), across input kinds; the
         input kinds it showed with are listed. A failure that is no contract violation (a kit
         error, an error in setup, a timeout) is a problem of its own, keyed by its first line.
         """
-        from .violations import kind_of
+        from h2d_contracts.harness.violations import kind_of
 
         groups: dict[tuple[str, str], dict[str, Any]] = {}
 

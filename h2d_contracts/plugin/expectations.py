@@ -35,7 +35,7 @@ reports its first violation only, and a property's search is random, so one run 
 a kind is no evidence that the target was fixed). Active entries that match no collected test produce a warning.
 
 Contract of a test: the catalogue ids of the ``prop_*`` or ``check_*`` functions its
-body calls (from :data:`contracts.registry.PROPERTIES`), or those named by
+body calls (from :data:`harness.registry.PROPERTIES`), or those named by
 ``@pytest.mark.contract("id", ...)``; a failing test also counts for every id in the
 ``[id]`` of its ``ContractViolation`` messages.
 """
@@ -96,7 +96,7 @@ class XfailEntry:
         return self.match is None or re.search(self.match, text) is not None
 
     def covers_violation(self, violation: dict[str, Any]) -> bool:
-        """Whether this contract or fault entry covers ``violation`` (a dict of :func:`contracts.report.violations_of`)."""
+        """Whether this contract or fault entry covers ``violation`` (a dict of :func:`plugin.report.violations_of`)."""
         if self.is_fault:
             cls = violation.get("input_class") or ""
             return (not self.inputs or cls in self.inputs or cls.split("+")[0] in self.inputs) and self.covers(
@@ -127,7 +127,7 @@ def machine_facts() -> dict[str, Any]:
     """What ``if=`` conditions are evaluated against, read off this process (no CUDA context is created)."""
     import torch
 
-    from .targets import torch_pin_memory_available
+    from h2d_contracts.contracts.targets import torch_pin_memory_available
 
     cuda = torch.cuda.is_available()
     return {

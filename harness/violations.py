@@ -2,7 +2,7 @@
 
 Template (after array-api-tests' ``pytest_helpers``): ``[contract] what: got X, expected
 Y`` then the call that produced it. A violation raised inside a check (see
-:mod:`contracts.checks`) also carries a reproduction script (:mod:`contracts.repro`).
+:mod:`harness.checks`) also carries a reproduction script (:mod:`harness.repro`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ __all__ = [
     "NotApplicable",
     "OutOfDomain",
     "TargetTimeout",
-    "call_in_flight",
     "fail",
     "kind_of",
     "problem_key",
@@ -31,7 +30,7 @@ class ContractViolation(AssertionError):
     Attributes:
         contract: the catalogue id (``"out"``).
         repro: the reproduction script (Python source) of the check that failed, or None
-            (set by :func:`contracts.checks.check` when the violation leaves a check).
+            (set by :func:`harness.checks.check` when the violation leaves a check).
         input_class: what kind of input the failing call had (``"ndarray"``,
             ``"tensor+out"``...), part of the failure's kind (:func:`problem_key`).
         check: the name of the check function that raised (``"check_values"``).
@@ -96,7 +95,7 @@ class OutOfDomain(NotApplicable):
     """A call outside the target's declared domain (its input kinds, its required arguments): not applicable.
 
     Raised by a check before it calls the target; a deterministic table counts such rows
-    and goes on (:class:`contracts.runner.Rows`).
+    and goes on (:class:`harness.runner.Rows`).
     """
 
 
@@ -114,13 +113,6 @@ class TargetTimeout(BaseException):
     def __init__(self, message: str, call: str | None = None) -> None:
         super().__init__(message)
         self.call = call
-
-
-def call_in_flight(frame: Any = None, thread: int | None = None) -> str | None:
-    """The one-line description of the call the innermost running check of ``thread`` (default: this one) was making (None if none)."""
-    from .checks import current_call
-
-    return current_call(frame, thread)
 
 
 def fail(contract: str, what: str, *, got: Any, expected: Any, call: str | None = None) -> NoReturn:

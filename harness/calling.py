@@ -15,6 +15,7 @@ from typing import Any, cast
 import numpy as np
 import torch
 
+from .oracle import resolve_dtype
 from .violations import NotApplicable, fail
 
 __all__ = [
@@ -77,8 +78,6 @@ def domain_kwargs(target: Any, data: Any, kwargs: dict[str, Any]) -> dict[str, A
     expects is unchanged. ``kwargs`` itself is not modified.
     """
     if "dtype" in getattr(target, "requires", ()) and kwargs.get("dtype") is None:
-        from .oracle import resolve_dtype
-
         return {**kwargs, "dtype": resolve_dtype(data, kwargs)}
     return kwargs
 

@@ -1,16 +1,16 @@
 """The ``@check(contract)`` decorator every ``check_*`` function wears.
 
 A check is one plain function, ``check_<what>(target, *args, **kwargs)``, that calls the
-target on one concrete input and raises :class:`~contracts.violations.ContractViolation`
+target on one concrete input and raises :class:`~harness.violations.ContractViolation`
 when the contract does not hold. The decorator makes every failure of a check act the
 same way, whoever calls it (a property, a table, a regression test, a user's script):
 
-- on entry it snapshots the arguments (:func:`contracts.repro.capture`), so the failing
+- on entry it snapshots the arguments (:func:`harness.repro.capture`), so the failing
   input can be rebuilt exactly even when the call or the check changed it afterwards;
 - a violation leaving the check gets ``repro`` (a script that loads the target by its
   ``--h2d-impl`` spec, rebuilds the arguments and calls this check again), ``check`` (the
   check's name) and ``input_class`` (the kind of input: part of the failure's kind, see
-  :func:`contracts.violations.problem_key`); a violation of a nested check keeps the
+  :func:`harness.violations.problem_key`); a violation of a nested check keeps the
   innermost check's (it reproduces exactly what failed);
 - any other exception escaping the check (the target raised where the check did not
   expect it, e.g. inside ``buf.copy_to_gpu(n)``) becomes a violation of the check's
@@ -30,6 +30,9 @@ from typing import Any, TypeVar, cast
 import numpy as np
 import torch
 
+from h2d_contracts.strategies.describe import describe_call
+
+from .calling import domain_kwargs
 from .domain import data_kind, in_domain
 from .repro import Captured, capture
 from .violations import ContractViolation, KitError, NotApplicable, OutOfDomain
@@ -94,7 +97,7 @@ def check(contract: str, *, valid_call: bool = False) -> Callable[[F], F]:
 
     ``valid_call``: the check makes one valid call ``(target, data, kwargs, ...)``; against a
     target that requires ``dtype`` (:attr:`~contracts.targets.Target.requires`) a call
-    without it is completed with the dtype it resolves to (:func:`contracts.calling.domain_kwargs`)
+    without it is completed with the dtype it resolves to (:func:`harness.calling.domain_kwargs`)
     before the check runs, so its reproduction shows the call as made.
     """
 
@@ -103,8 +106,6 @@ def check(contract: str, *, valid_call: bool = False) -> Callable[[F], F]:
         def wrapper(target: Any, *args: Any, **kwargs: Any) -> Any:
             __tracebackhide__ = True
             if valid_call and len(args) >= 2 and isinstance(args[1], dict):
-                from .calling import domain_kwargs
-
                 args = (args[0], domain_kwargs(target, args[0], args[1]), *args[2:])
             if takes_data and args and hasattr(target, "inputs"):
                 call_kwargs = args[1] if len(args) >= 2 and isinstance(args[1], dict) else None
@@ -173,8 +174,6 @@ def current_call(frame: Any = None, thread: int | None = None) -> str | None:
     if not stack:
         return None
     top = stack[-1]
-    from .describe import describe_call
-
     args = top.args
     try:
         if args and len(args) >= 2 and isinstance(args[1], dict):

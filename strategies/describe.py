@@ -5,7 +5,7 @@ argument rebuilt by a short expression (:func:`describe_value`); inputs of more 
 :data:`LITERAL_MAX_ELEMENTS` elements by a verified constructor or a summary, so a message
 costs O(1) in the input's size. What one line cannot rebuild (a storage offset, memory
 shared with ``out``, inference mode) is noted in a trailing comment; the reproduction
-script of a failure (:mod:`contracts.repro`) rebuilds all of it.
+script of a failure (:mod:`harness.repro`) rebuilds all of it.
 """
 
 from __future__ import annotations
