@@ -66,7 +66,7 @@ from h2d_contracts.harness.target import Target, forget_last_call
 from h2d_contracts.harness.violations import NotApplicable, fail
 
 from .buffer import make_buffer
-from .gpu import CONFIRM_FACTOR, MAX_BUSY_MS, busy, cycles_per_ms
+from .gpu.timing import CONFIRM_FACTOR, MAX_BUSY_MS, busy, cycles_per_ms
 from .reliability import quiescent_bytes
 
 __all__ = [

@@ -34,7 +34,7 @@ from h2d_contracts.strategies.describe import describe_call
 
 from .calling import domain_kwargs
 from .domain import data_kind, in_domain
-from .repro import Captured, capture
+from .repro import Captured, capture, write_script
 from .violations import ContractViolation, KitError, NotApplicable, OutOfDomain
 
 __all__ = ["CHECKS", "check", "current_call", "input_class", "reproduce"]
@@ -81,7 +81,9 @@ class _Frame:
 
         def write() -> tuple[str, str]:
             try:
-                return captured.script(check_module=check_module, check_name=check_name, spec=spec, header=header)
+                return write_script(
+                    captured, check_module=check_module, check_name=check_name, spec=spec, header=header
+                )
             except Exception as error:  # noqa: BLE001 - never let the reproduction hide the violation
                 return f"# the reproduction could not be written: {type(error).__name__}: {error}\n", "not written"
 

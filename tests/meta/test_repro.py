@@ -29,8 +29,8 @@ pytestmark = pytest.mark.meta
 
 
 def _script(*args, **kwargs) -> str:
-    source, problem = repro.capture(args, kwargs).script(
-        check_module="tests.meta.repro_probe", check_name="check_probe", spec="reference"
+    source, problem = repro.write_script(
+        repro.capture(args, kwargs), check_module="tests.meta.repro_probe", check_name="check_probe", spec="reference"
     )
     assert not problem, problem
     return source
@@ -233,8 +233,11 @@ def test_global_state_is_set_up(tmp_path):
 
 
 def test_a_generator_is_rebuilt_with_a_note():
-    source, problem = repro.capture(((i for i in range(3)),), {}).script(
-        check_module="tests.meta.repro_probe", check_name="check_probe", spec="reference"
+    source, problem = repro.write_script(
+        repro.capture(((i for i in range(3)),), {}),
+        check_module="tests.meta.repro_probe",
+        check_name="check_probe",
+        spec="reference",
     )
     assert "(i for i in range(3))" in source and "generator" in problem
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from h2d_contracts.contracts import ContractViolation
 from h2d_contracts.contracts import engine as E
-from h2d_contracts.contracts import gpu as G
+from h2d_contracts.contracts.gpu import timing as G
 from h2d_contracts.harness.runner import run_given
 from h2d_contracts.harness.violations import fail
 

@@ -1,0 +1,318 @@
+"""The snapshot contract: the result holds the data as it was at the call, whatever the host writes after it returns."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from hypothesis import strategies as st
+
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness.calling import call_valid, mutate, synchronize
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import Rows, accepted, run_given
+from h2d_contracts.harness.target import Target
+from h2d_contracts.harness.violations import NotApplicable, fail
+
+from ..buffer import buffer_values, make_buffer, repr_spec
+from .staging import DENSE_LAYOUTS, staged_kind
+from .timing import (
+    _bits,
+    busy,
+    requires_cuda,
+)
+
+
+@check("snapshot", valid_call=True)
+def check_snapshot(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:
+    """snapshot: overwriting a staged source right after the call (copy still queued) never changes the result."""
+    device = resolve_device(kwargs)
+    requires_cuda(target, "snapshot", device)
+    if not staged_kind(data, kwargs):
+        raise ValueError(
+            "check_snapshot is for staged inputs; a pinned input of the target dtype may be read in place (check_pinned_hazard)"
+        )
+    call = target.describe_call(data, kwargs)
+    expected = expected_tensor(data, resolve_dtype(data, kwargs))
+    synchronize()
+    busy(busy_ms, device)
+    result = call_valid("snapshot", target, data, kwargs)
+    mutate(data)
+    synchronize()
+    assert_same_values(result, expected, contract="snapshot", call=call + "  # source overwritten right after the call")
+
+
+@check("snapshot")
+def check_back_to_back(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:
+    """snapshot: two calls queued behind a busy stream (the second with different values) both land intact.
+
+    Catches a staging buffer reused before its queued copy ran.
+    """
+    device = resolve_device(kwargs)
+    requires_cuda(target, "snapshot", device)
+    second = _complement(data)
+    kwargs2 = dict(kwargs)
+    if kwargs.get("out") is not None:
+        kwargs2["out"] = kwargs["out"].clone()
+    dtype = resolve_dtype(data, kwargs)
+    exp1, exp2 = expected_tensor(data, dtype), expected_tensor(second, dtype)
+    call = target.describe_call(data, kwargs)
+    synchronize()
+    busy(busy_ms, device)
+    r1 = call_valid("snapshot", target, data, kwargs)
+    r2 = call_valid("snapshot", target, second, kwargs2)
+    synchronize()
+    assert_same_values(
+        r1, exp1, contract="snapshot", call=call + "  # followed at once by a second call with other values"
+    )
+    assert_same_values(
+        r2,
+        exp2,
+        contract="snapshot",
+        call=target.describe_call(second, kwargs2) + "  # the second of two back-to-back calls",
+    )
+
+
+def _complement(data: Any) -> Any:
+    """Data of the same kind, shape and dtype whose every element differs from ``data``'s: ``x == 0``.
+
+    0 and 1 are representable in every dtype, so the result stays a valid input for
+    whatever target dtype ``data`` was valid for (a bit flip would not: int16 0x5A5A
+    does not fit a uint8 ``out``).
+    """
+    if isinstance(data, torch.Tensor):
+        zero = data.to(torch.float64) == 0
+        return zero if data.dtype is torch.bool else zero.to(torch.float64).to(data.dtype)
+    if isinstance(data, np.ndarray):
+        return (data == 0).astype(data.dtype.newbyteorder("="))
+    if isinstance(data, (list, tuple)):
+        return type(data)(_complement(v) if isinstance(v, (list, tuple)) else type(v)(v == 0) for v in data)
+    return type(data)(data == 0)
+
+
+@check("snapshot")
+def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:
+    """snapshot (pinned inputs): the documented hazard and the documented wait.
+
+    The reference (like vLLM) DMAs a pinned, dense input (contiguous, transposed,
+    channels-last) of the target dtype directly, so (a) overwriting it before the copy ran *does* reach the device (the
+    hazard the docs warn about is real, i.e. no hidden copy), and (b) after the
+    documented wait, ``torch.cuda.current_stream(device).synchronize()``, it is safe.
+    """
+    device = resolve_device(kwargs)
+    requires_cuda(target, "snapshot", device)
+    call = target.describe_call(data, kwargs)
+    dtype = resolve_dtype(data, kwargs)
+    original = expected_tensor(data, dtype)
+    # (b) documented wait, then overwrite: the result keeps the original values.
+    synchronize()
+    busy(busy_ms, device)
+    result = call_valid("snapshot", target, data, kwargs)
+    torch.cuda.current_stream(device).synchronize()
+    mutate(data)
+    synchronize()
+    assert_same_values(
+        result, original, contract="snapshot", call=call + "  # overwritten after current_stream().synchronize()"
+    )
+    # (a) no wait: the device sees the overwrite (zero-copy, as documented).
+    overwritten = expected_tensor(data, dtype)
+    if data.numel() == 0 or torch.equal(_bits(overwritten), _bits(original)):
+        return
+    busy(busy_ms, device)
+    result = call_valid("snapshot", target, data, kwargs)
+    mutate(data)  # back to the original values while the copy is still queued
+    synchronize()
+    if not torch.equal(_bits(result.cpu()), _bits(original)):
+        fail(
+            "snapshot",
+            "a pinned dense input overwritten before its queued copy ran did not reach the device: "
+            "the target copies pinned inputs again (not zero-copy), contrary to the documented behaviour",
+            got="the values from before the overwrite",
+            expected="the overwritten values",
+            call=call,
+        )
+
+
+@check("snapshot")
+def check_buffer_hazard(
+    target: Target, spec: dict[str, Any], device: torch.device, values: torch.Tensor, n: int, *, busy_ms: float = 50.0
+) -> None:
+    """snapshot (CpuGpuBuffer): rows written to ``.cpu`` after ``copy_to_gpu(n)`` reach ``.gpu`` unless waited for.
+
+    (a) documented wait (current stream synchronize) then overwrite: ``.gpu[:n]`` keeps
+    the copied values; (b) overwrite with no wait while the copy is queued: the
+    device sees the new values (the documented hazard; ``.cpu`` is not snapshotted).
+    """
+    requires_cuda(target, "snapshot", device)
+    target.require("buffer", "snapshot")
+    buffer = make_buffer(target, spec, device)
+    buffer.cpu.copy_(values)
+    call = f"{repr_spec(spec, device, target.buffer_name)}.copy_to_gpu({n})"
+    bits = buffer.cpu.view(torch.uint8)
+    mask = 1 if buffer.cpu.dtype is torch.bool else 0x5A
+    synchronize()
+    original = buffer.cpu[:n].clone()
+    busy(busy_ms, device)
+    view = buffer.copy_to_gpu(n)
+    torch.cuda.current_stream(device).synchronize()
+    bits ^= mask
+    synchronize()
+    assert_same_values(
+        view, original, contract="snapshot", call=call + "  # .cpu overwritten after current_stream().synchronize()"
+    )
+    if n == 0 or buffer.cpu[0].numel() == 0:
+        return
+    busy(busy_ms, device)
+    view = buffer.copy_to_gpu(n)
+    bits ^= mask  # rows rewritten while the copy is still queued behind the busy stream
+    overwritten = buffer.cpu[:n].clone()
+    synchronize()
+    if not torch.equal(_bits(view.cpu()), _bits(overwritten)):
+        fail(
+            "snapshot",
+            "rows of .cpu overwritten before the queued copy ran did not reach .gpu: the documented hazard (and zero-copy) does not hold",
+            got="earlier values",
+            expected="the overwritten values",
+            call=call,
+        )
+
+
+@prop("snapshot")
+def prop_snapshot(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: staged sources (lists, arrays, pageable or strided tensors) can be overwritten right after the call."""
+    requires_cuda(target, "snapshot", device)
+
+    def body(data: st.DataObject) -> None:
+        call = data.draw(
+            hs.h2d_calls(
+                device,
+                inputs=target.inputs,
+                requires=target.requires,
+                out=None if "out" in target.capabilities else False,
+                shape=hs.shapes(min_dims=1, min_side=1),
+            ),
+            label="call",
+        )
+        if not staged_kind(call.data, call.kwargs):
+            call.data = call.data.t() if call.data.dim() == 2 and min(call.data.shape) > 1 else call.data.cpu().clone()
+            if not staged_kind(call.data, call.kwargs):
+                call.data = call.data.clone()  # pageable
+        check_snapshot(target, call.data, call.kwargs)
+
+    run_given(body, overrides, cap=15)
+
+
+#: Pinned inputs that need a dtype conversion (host work), in layouts with and without gaps.
+CONVERTED_PINNED_CASES = ("uint8-as-bool", "int32-as-float32", "int32-column-view-with-gaps-as-float32")
+
+
+@prop("snapshot")
+def prop_snapshot_converted_pinned(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: a pinned input that needs a dtype conversion is staged, so overwriting it right after the call changes nothing (a table).
+
+    vLLM 0.33.0 converts on the device from the pinned source (found by the random
+    property on 2x H200; this table makes it a fixed regression). A pinned input of the
+    target dtype is not in the table: it may be DMA'd from its own memory, the documented
+    hazard (:func:`check_pinned_hazard`).
+    """
+    requires_cuda(target, "snapshot", device)
+    accepted(target, ["tensor"], "snapshot")
+    del overrides  # deterministic: every row every run
+    if not target.pin_memory_available():
+        raise NotApplicable("snapshot of converted pinned inputs: the target reports pinned memory unavailable")
+    n = 1 << 16
+    rows = Rows("converted pinned inputs")
+    for case in CONVERTED_PINNED_CASES:
+        if case == "uint8-as-bool":
+            data, kwargs = (
+                (torch.arange(n, dtype=torch.int64) % 3 == 0).to(torch.uint8).pin_memory(),
+                {"device": device, "dtype": torch.bool},
+            )
+        elif case == "int32-as-float32":
+            data, kwargs = (
+                (torch.arange(n, dtype=torch.int32) - 7).pin_memory(),
+                {"device": device, "dtype": torch.float32},
+            )
+        else:
+            data, kwargs = (
+                torch.arange(2 * n, dtype=torch.int32).view(256, 512).pin_memory()[:, ::2],
+                {"device": device, "dtype": torch.float32},
+            )
+        rows.row(check_snapshot, target, data, kwargs)
+    rows.finish()
+
+
+@prop("snapshot")
+def prop_back_to_back(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: two calls queued behind a busy stream both land intact (no staging buffer reused too early).
+
+    Drawn calls (small lists and arrays) and, one draw in two, a 1 or 8 MiB array: staging
+    pools often serve large payloads from other blocks than small ones (the reference: a
+    shared chunk up to 256 KiB, whole blocks above), and a block reused while its copy is
+    queued shows only with a payload that takes one.
+    """
+    requires_cuda(target, "snapshot", device)
+    import numpy as np
+
+    def body(data: st.DataObject) -> None:
+        large = data.draw(
+            st.sampled_from([0, 1 << 20, 8 << 20]) if data.draw(st.booleans(), label="large") else st.just(0),
+            label="large payload bytes",
+        )
+        if large:
+            check_back_to_back(target, np.arange(large // 4, dtype=np.int32), {"device": device})
+            return
+        call = data.draw(
+            hs.h2d_calls(
+                device,
+                inputs=target.inputs,
+                requires=target.requires,
+                kinds=("list", "ndarray"),
+                out=None if "out" in target.capabilities else False,
+                shape=hs.shapes(min_dims=1, min_side=1),
+            ),
+            label="call",
+        )
+        check_back_to_back(target, call.data, call.kwargs)
+
+    run_given(body, overrides, cap=10, timed=True)
+
+
+@prop("snapshot")
+def prop_pinned_hazard(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: for pinned inputs the documented hazard is real and the documented wait makes them safe."""
+    requires_cuda(target, "snapshot", device)
+
+    def body(data: st.DataObject) -> None:
+        layout = data.draw(st.sampled_from(DENSE_LAYOUTS), label="layout")
+        t = data.draw(
+            hs.cpu_tensors(
+                dtype=hs.torch_dtypes(exclude=(torch.bool,)),
+                shape=hs.shapes(min_dims=1, min_side=1),
+                pinned=True,
+                layout=layout,
+            ),
+            label="pinned tensor",
+        )
+        check_pinned_hazard(target, t, {"device": device})
+
+    run_given(body, overrides, cap=8)
+
+
+@prop("snapshot")
+def prop_buffer_hazard(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: CpuGpuBuffer.cpu rows overwritten after copy_to_gpu(n): safe after the documented wait only."""
+    requires_cuda(target, "snapshot", device)
+    target.require("buffer", "snapshot")
+
+    def body(data: st.DataObject) -> None:
+        spec = {**data.draw(hs.buffer_specs(), label="buffer"), "pin_memory": True}
+        spec["size"] = (max(spec["size"][0], 1), *spec["size"][1:])
+        values = data.draw(buffer_values(spec["dtype"], spec["size"]), label="values")
+        n = data.draw(st.integers(1, spec["size"][0]), label="n")
+        check_buffer_hazard(target, spec, device, values, n)
+
+    run_given(body, overrides, cap=8)
