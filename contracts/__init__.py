@@ -16,6 +16,7 @@ from h2d_contracts.strategies.describe import describe_call, describe_value
 from . import (  # noqa: F401 - registers the properties
     bad_input,
     buffer,
+    buffer_utils,
     cpu_path,
     dtype,
     engine,
@@ -53,6 +54,10 @@ CATALOGUE = (
     "concurrency",
     "hygiene",
     "device-hygiene",
+    "uva",
+    "pool",
+    "staged-write",
+    "fused-writes",
 )
 
 __all__ = [

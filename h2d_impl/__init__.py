@@ -9,8 +9,12 @@ Public API:
       chunks (``torch.cuda.empty_cache``-like), read its retained bytes and counters.
     - :class:`CpuGpuBuffer`: pinned ``.cpu`` + ``.gpu`` + ``.np`` with row copies.
     - :func:`pin_memory_available`: whether pinned host memory can be allocated.
+    - :mod:`.buffer_utils`: Model Runner V2's transfer utilities (``UvaBuffer``,
+      ``NonUvaBuffer``, ``UvaBufferPool``, ``UvaBackedTensor``, ``StagedWriteTensor``,
+      ``FusedStagedWriter``), as ``h2d_impl.buffer_utils``.
 """
 
+from . import buffer_utils
 from ._host import SUPPORTED_DTYPES, pin_memory_available
 from ._staging import empty_staging_cache, staging_stats
 from .buffer import CpuGpuBuffer
@@ -20,6 +24,7 @@ __all__ = [
     "SUPPORTED_DTYPES",
     "CpuGpuBuffer",
     "async_tensor_h2d",
+    "buffer_utils",
     "async_tensor_h2d_cpu",
     "async_tensor_h2d_pipelined",
     "empty_staging_cache",

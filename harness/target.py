@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast, overload
@@ -42,6 +43,7 @@ from . import accounting, contexts
 from .violations import NotApplicable
 
 __all__ = [
+    "BUFFER_UTILS",
     "CALL_MARK_ENV",
     "CAPABILITIES",
     "INPUT_KINDS",
@@ -79,13 +81,24 @@ def last_call() -> str:
 #: - "buffer": ``buffer_cls`` is a CpuGpuBuffer
 #: - "cpu-variant": ``cpu_variant`` is the CPU-platform function
 #: - "cuda": the main function can target CUDA devices (False for CPU-platform targets)
-CAPABILITIES = frozenset({"out", "buffer", "cpu-variant", "cuda"})
+#: - "buffer-utils": ``buffer_utils`` holds Model Runner V2's transfer utilities
+CAPABILITIES = frozenset({"out", "buffer", "cpu-variant", "cuda", "buffer-utils"})
 
 #: Kinds of ``data`` a target's function may accept (its input domain, :attr:`Target.inputs`).
 #: - "list": (nested) lists of Python numbers; "tuple": the same as tuples (or mixed)
 #: - "ndarray": numpy arrays; "tensor": CPU tensors; "list-of-arrays": lists of ndarrays
 #: - "scalar": a bare Python or numpy scalar (a 0-d array or tensor is an "ndarray" or "tensor")
 INPUT_KINDS = frozenset({"list", "tuple", "ndarray", "tensor", "list-of-arrays", "scalar"})
+
+#: The classes a target's ``buffer_utils`` may hold (vLLM 0.33.0's Model Runner V2 utilities).
+BUFFER_UTILS = (
+    "UvaBuffer",
+    "NonUvaBuffer",
+    "UvaBufferPool",
+    "UvaBackedTensor",
+    "StagedWriteTensor",
+    "FusedStagedWriter",
+)
 
 
 @dataclass(frozen=True)
@@ -123,6 +136,10 @@ class Target:
             names the argument.
         call_name: the name ``call:`` lines and reproductions give the function (default: its
             own ``__name__``; set it when the factory wraps the function in a lambda).
+        buffer_utils: Model Runner V2's transfer utilities (vLLM's ``vllm/v1/worker/gpu/buffer_utils.py``):
+            an object with the classes ``UvaBuffer``, ``NonUvaBuffer``, ``UvaBufferPool``,
+            ``UvaBackedTensor``, ``StagedWriteTensor`` and ``FusedStagedWriter`` as
+            attributes (a module will do), or None; capability ``"buffer-utils"``.
         host_copy: whether the main function, pointed at the host (``device="cpu"``),
             promises a copy (a result that shares no memory with ``data``). True for the
             reference and by default; False for functions whose host path only stands in
@@ -145,6 +162,7 @@ class Target:
     host_copy: bool = True
     requires: frozenset[str] = frozenset()
     call_name: str = ""
+    buffer_utils: Any = None
 
     def __post_init__(self) -> None:
         unknown = set(self.capabilities) - CAPABILITIES
@@ -154,6 +172,8 @@ class Target:
             )
         if "buffer" in self.capabilities and self.buffer_cls is None:
             raise ValueError(f"Target {self.name!r} declares 'buffer' but buffer_cls is None")
+        if "buffer-utils" in self.capabilities and self.buffer_utils is None:
+            raise ValueError(f"Target {self.name!r} declares 'buffer-utils' but buffer_utils is None")
         if "cpu-variant" in self.capabilities and self.cpu_variant is None:
             raise ValueError(f"Target {self.name!r} declares 'cpu-variant' but cpu_variant is None")
         unknown = set(self.inputs) - INPUT_KINDS
@@ -287,7 +307,8 @@ class Target:
 
 
 def instrumented(target: Target, on_call: Callable[[], None]) -> Target:
-    """``target`` with ``on_call()`` run before every call of its functions (``async_tensor_h2d``, the CPU variant, ``buffer_cls``).
+    """``target`` with ``on_call()`` run before every call of its functions (``async_tensor_h2d``, the CPU variant, ``buffer_cls``,
+    the constructors of ``buffer_utils``).
 
     The plugin counts, per test, the calls a test made into the target (a test that passed
     without calling it is a kit error, never a pass); a fresh process started by a contract
@@ -309,11 +330,17 @@ def instrumented(target: Target, on_call: Callable[[], None]) -> Target:
 
         return counted
 
+    utils = target.buffer_utils
+    if utils is not None:
+        utils = types.SimpleNamespace(
+            **{name: wrap(getattr(utils, name, None)) for name in BUFFER_UTILS}, __wrapped__=target.buffer_utils
+        )
     return dataclasses.replace(
         target,
         async_tensor_h2d=wrap(target.async_tensor_h2d),
         cpu_variant=wrap(target.cpu_variant),
         buffer_cls=wrap(target.buffer_cls),
+        buffer_utils=utils,
     )
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from . import (  # noqa: F401 - registers the mutants
     bad_input,
     buffer,
+    buffer_utils,
     cpu_path,
     dtype,
     engine,

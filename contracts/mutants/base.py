@@ -94,8 +94,12 @@ def reference_target(
     *,
     buffer_cls: type | None = None,
     cpu_variant: Callable[..., torch.Tensor] | None = None,
+    buffer_utils: Any = None,
 ) -> Target:
-    """The reference as a target named ``mutant:<name>``, with ``fn``, ``buffer_cls`` or ``cpu_variant`` swapped in.
+    """The reference as a target named ``mutant:<name>``, with ``fn``, ``buffer_cls``, ``cpu_variant`` or ``buffer_utils`` swapped in.
+
+    The reference's Model Runner V2 utilities (capability ``buffer-utils``) come only with a
+    mutant of them (``buffer_utils``): the other mutants leave those contracts not applicable.
 
     Its spec (``h2d_contracts.contracts.mutants:<name>``) is what a fresh process, or a
     reproduction script, loads.
@@ -105,9 +109,12 @@ def reference_target(
         async_tensor_h2d=fn or h2d_impl.async_tensor_h2d,
         buffer_cls=buffer_cls or h2d_impl.CpuGpuBuffer,
         cpu_variant=cpu_variant or h2d_impl.async_tensor_h2d_cpu,
-        capabilities=frozenset({"out", "buffer", "cpu-variant", "cuda"}),
+        capabilities=frozenset(
+            {"out", "buffer", "cpu-variant", "cuda"} | ({"buffer-utils"} if buffer_utils else set())
+        ),
         pin_memory_available=h2d_impl.pin_memory_available,
         version="mutant",
+        buffer_utils=buffer_utils,
         spec=f"h2d_contracts.contracts.mutants:{name}",
         empty_cache=h2d_impl.empty_staging_cache,
         call_name="async_tensor_h2d",  # the reference's function with one bug: call lines keep its name

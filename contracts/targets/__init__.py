@@ -52,11 +52,12 @@ def _reference() -> Target:
         async_tensor_h2d=h2d_impl.async_tensor_h2d,
         buffer_cls=h2d_impl.CpuGpuBuffer,
         cpu_variant=h2d_impl.async_tensor_h2d_cpu,
-        capabilities=frozenset({"out", "buffer", "cpu-variant", "cuda"}),
+        capabilities=frozenset({"out", "buffer", "cpu-variant", "cuda", "buffer-utils"}),
         pin_memory_available=h2d_impl.pin_memory_available,
         version=h2d_impl.__version__,
         notes="h2d_impl, the kit's embedded reference",
         empty_cache=h2d_impl.empty_staging_cache,
+        buffer_utils=h2d_impl.buffer_utils,
     )
 
 

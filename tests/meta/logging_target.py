@@ -12,10 +12,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import types
 from collections.abc import Callable
 from typing import Any
 
 from h2d_contracts.contracts import Target, load_target
+from h2d_contracts.harness.target import BUFFER_UTILS
 
 
 def _logged(fn: Callable[..., Any] | None) -> Callable[..., Any] | None:
@@ -34,13 +36,16 @@ def _logged(fn: Callable[..., Any] | None) -> Callable[..., Any] | None:
 
 
 def target() -> Target:
-    """The reference, logging the test id of every call (``async_tensor_h2d``, the CPU variant, ``CpuGpuBuffer``)."""
+    """The reference, logging the test id of every call (``async_tensor_h2d``, the CPU variant, ``CpuGpuBuffer``,
+    the constructors of its Model Runner V2 utilities)."""
     ref = load_target("reference")
+    utils = types.SimpleNamespace(**{n: _logged(getattr(ref.buffer_utils, n)) for n in BUFFER_UTILS})
     return dataclasses.replace(
         ref,
         name="logging-reference",
         async_tensor_h2d=_logged(ref.async_tensor_h2d),  # type: ignore[arg-type]
         cpu_variant=_logged(ref.cpu_variant),  # type: ignore[arg-type]
         buffer_cls=_logged(ref.buffer_cls),
+        buffer_utils=utils,
         spec="",  # set by load_target to this factory's spec
     )

@@ -1,0 +1,153 @@
+"""Schedules for Model Runner V2's transfer utilities: staged writes and round-robin pool steps.
+
+A staging schedule is a list of operations on one ``StagedWriteTensor`` (vLLM 0.33.0's
+``vllm/v1/worker/gpu/buffer_utils.py``): ``("write", index, start, values)``,
+``("elem", index, value)``, ``("apply",)`` and ``("bad", index, start, values)`` (a write
+past the tensor's bounds, which must be refused). Writes cross the 1,024-element chunks
+vLLM's kernel copies per program, overlap earlier writes of the same row, and hit the
+first and last rows and columns. A pool schedule is a list of host inputs (lists, arrays,
+tensors) sent one step at a time through a ``UvaBufferPool``, some longer than a slot (the
+slot grows).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from hypothesis import strategies as st
+
+__all__ = [
+    "STAGED_WRITE_DTYPES",
+    "WRITE_BLOCK",
+    "pool_schedules",
+    "pool_specs",
+    "row_length",
+    "staged_tensor_specs",
+    "staging_schedules",
+    "write_values",
+]
+
+#: The dtypes a StagedWriteTensor holds (vLLM 0.33.0).
+STAGED_WRITE_DTYPES = (torch.int32, torch.int64, torch.float32)
+#: Elements vLLM's ``_apply_write_kernel`` copies per program: writes are drawn across these chunks.
+WRITE_BLOCK = 1024
+_COLUMNS = (1, 2, 3, 8, 17, WRITE_BLOCK - 1, WRITE_BLOCK, WRITE_BLOCK + 1, 2 * WRITE_BLOCK + 52)
+
+
+def row_length(size: int | tuple[int, ...]) -> int:
+    """Elements in one row of a tensor of ``size`` (1 for a 1-D tensor: its rows are elements)."""
+    return 1 if isinstance(size, int) else int(np.prod(size[1:], dtype=np.int64))
+
+
+@st.composite
+def staged_tensor_specs(draw: st.DrawFn, *, dtypes: tuple[torch.dtype, ...] = STAGED_WRITE_DTYPES) -> dict[str, Any]:
+    """``{"size": rows or (rows, columns), "dtype": ...}`` of a StagedWriteTensor: 1 to 6 rows, rows that cross 1,024."""
+    rows = draw(st.integers(1, 6), label="rows")
+    dtype = draw(st.sampled_from(dtypes), label="dtype")
+    if draw(st.booleans(), label="1-D"):
+        return {"size": rows, "dtype": dtype}
+    columns = draw(st.sampled_from(_COLUMNS), label="columns")
+    return {"size": (rows, columns), "dtype": dtype}
+
+
+def write_values(dtype: torch.dtype, n: int) -> st.SearchStrategy[list[int | float]]:
+    """``n`` values a ``dtype`` holds: ints over its whole range, or float32 values (signed zeros, inf, NaN included)."""
+    if dtype.is_floating_point:
+        element: st.SearchStrategy[Any] = st.floats(width=32)
+    else:
+        info = torch.iinfo(dtype)
+        element = st.integers(int(info.min), int(info.max))
+    if n > 64:  # a long write: one drawn value repeated with a drawn progression (a draw per element is slow)
+        return st.tuples(element, st.integers(-3, 3)).map(
+            lambda vs: [_clip(dtype, vs[0] + (i * vs[1] if not isinstance(vs[0], float) else 0)) for i in range(n)]
+        )
+    return st.lists(element, min_size=n, max_size=n)
+
+
+def _clip(dtype: torch.dtype, v: Any) -> Any:
+    if isinstance(v, float):
+        return v
+    info = torch.iinfo(dtype)
+    return int(min(max(v, int(info.min)), int(info.max)))
+
+
+@st.composite
+def _write(draw: st.DrawFn, spec: dict[str, Any], earlier: list[tuple[Any, ...]]) -> tuple[Any, ...]:
+    rows, row = (spec["size"] if isinstance(spec["size"], int) else spec["size"][0]), row_length(spec["size"])
+    writes = [op for op in earlier if op[0] == "write"]
+    overlap = draw(st.booleans(), label="overlap an earlier write") if writes else False
+    if overlap:
+        _, index, start, old = draw(st.sampled_from(writes), label="earlier write")
+        start = min(row - 1, start + draw(st.integers(0, max(0, len(old) - 1)), label="shift"))
+    else:
+        index = draw(st.sampled_from(sorted({0, rows - 1})) | st.integers(0, rows - 1), label="index")
+        near = [s for s in (0, row - 1, WRITE_BLOCK - 2, WRITE_BLOCK - 1, WRITE_BLOCK) if s < row]
+        start = draw(st.sampled_from(near) | st.integers(0, row - 1), label="start")
+    room = row - start
+    length = draw(st.sampled_from(sorted({1, room})) | st.integers(1, room), label="length")
+    return ("write", index, start, draw(write_values(spec["dtype"], length), label="values"))
+
+
+@st.composite
+def _bad(draw: st.DrawFn, spec: dict[str, Any]) -> tuple[Any, ...]:
+    rows, row = (spec["size"] if isinstance(spec["size"], int) else spec["size"][0]), row_length(spec["size"])
+    kind = draw(
+        st.sampled_from(["row past the end", "negative row", "past the row's end", "negative start"]), label="bad"
+    )
+    values = draw(write_values(spec["dtype"], draw(st.integers(1, 3), label="length")), label="values")
+    if kind == "row past the end":
+        return ("bad", rows + draw(st.integers(0, 2), label="past"), 0, values[:1] if row == 1 else values)
+    if kind == "negative row":
+        return ("bad", -draw(st.integers(1, 2), label="below"), 0, values[:1] if row == 1 else values)
+    if kind == "negative start":
+        return ("bad", 0, -draw(st.integers(1, 2), label="below"), values)
+    start = max(0, row - len(values) + draw(st.integers(1, 2), label="over"))
+    return ("bad", 0, start, values)
+
+
+@st.composite
+def staging_schedules(draw: st.DrawFn, spec: dict[str, Any], *, bad: bool = True) -> list[tuple[Any, ...]]:
+    """1 to 10 operations ending with ``("apply",)``: writes (overlapping, across chunks), single elements, applies, bad writes."""
+    ops: list[tuple[Any, ...]] = []
+    kinds = ["write", "write", "elem", "apply"] + (["bad"] if bad else [])
+    rows = spec["size"] if isinstance(spec["size"], int) else spec["size"][0]
+    for _ in range(draw(st.integers(1, 10), label="operations")):
+        kind = draw(st.sampled_from(kinds), label="operation")
+        if kind == "write":
+            ops.append(draw(_write(spec, ops)))
+        elif kind == "elem":
+            value = draw(write_values(spec["dtype"], 1), label="value")[0]
+            ops.append(("elem", draw(st.integers(0, rows - 1), label="index"), value))
+        elif kind == "bad":
+            ops.append(draw(_bad(spec)))
+        else:
+            ops.append(("apply",))
+    return [*ops, ("apply",)]
+
+
+@st.composite
+def pool_specs(draw: st.DrawFn) -> dict[str, Any]:
+    """``{"size", "dtype", "max_concurrency"}`` of a UvaBufferPool: 1 to 8 rows (1-D or rows of 3), depth 1 to 4."""
+    rows = draw(st.integers(1, 8), label="rows")
+    size: int | tuple[int, int] = rows if draw(st.booleans(), label="1-D") else (rows, 3)
+    dtype = draw(st.sampled_from([torch.int32, torch.int64, torch.float32]), label="dtype")
+    return {"size": size, "dtype": dtype, "max_concurrency": draw(st.integers(1, 4), label="max_concurrency")}
+
+
+@st.composite
+def pool_schedules(draw: st.DrawFn, spec: dict[str, Any]) -> list[Any]:
+    """2 to 9 steps' host inputs, each distinct from the others (step k's values start at 100 k), some past a slot's rows."""
+    rows = spec["size"] if isinstance(spec["size"], int) else spec["size"][0]
+    tail = () if isinstance(spec["size"], int) else tuple(spec["size"][1:])
+    np_dtype = {torch.int32: np.int32, torch.int64: np.int64, torch.float32: np.float32}[spec["dtype"]]
+    steps: list[Any] = []
+    for k in range(draw(st.integers(2, 9), label="steps")):
+        n = draw(st.integers(1, rows) | st.integers(rows + 1, 3 * rows + 1), label="length")
+        values = (100 * (k + 1) + np.arange(n * int(np.prod(tail, dtype=np.int64)))).astype(np_dtype).reshape(n, *tail)
+        carrier = draw(st.sampled_from(["list", "ndarray", "tensor"]), label="carrier")
+        steps.append(
+            values.tolist() if carrier == "list" else torch.from_numpy(values) if carrier == "tensor" else values
+        )
+    return steps

@@ -1,0 +1,31 @@
+"""Contracts uva, pool, staged-write, fused-writes: Model Runner V2's transfer utilities (target capability buffer-utils)."""
+
+from h2d_contracts.contracts import buffer_utils as P
+
+
+def test_staged_writes(target, device):
+    P.prop_staged_writes(target, device)
+
+
+def test_staged_dtypes(target, device):
+    P.prop_staged_dtypes(target, device)
+
+
+def test_fused_writes(target, device):
+    P.prop_fused_writes(target, device)
+
+
+def test_pool_steps(target, device):
+    P.prop_pool_steps(target, device)
+
+
+def test_pool_rows(target, device):
+    P.prop_pool_rows(target, device)
+
+
+def test_uva_rows(target, device):
+    P.prop_uva_rows(target, device)
+
+
+def test_uva_kernel_time(target, device):
+    P.prop_uva_kernel_time(target, device)
