@@ -369,80 +369,103 @@ def input_untouched_table(
     """
     rows: list[tuple[str, Any, dict[str, Any], type[BaseException] | None]] = []
     pinned = hs.pinning_available()
-
-    def out(shape: tuple[int, ...], dtype: torch.dtype) -> torch.Tensor:
-        base = torch.full((int(np.prod(shape, dtype=np.int64)) + 2,), 77, dtype=dtype, device=device)
-        return base[1:-1].view(shape)  # storage on both sides: a write past out's elements shows
-
-    def sources() -> list[tuple[str, Any]]:
-        t2 = torch.arange(12, dtype=torch.int32).view(3, 4)
-        store = torch.arange(20, dtype=torch.int64)
-        items: list[tuple[str, Any]] = []
-        for n in (1, 3, 7, 8, 9, 65):
-            items.append((f"int list [{n}]", list(range(1, n + 1))))
-        items += [
-            ("float list", [1.5, -0.0, float("nan"), 2.0]),
-            ("bool list", [True, False, True]),
-            ("nested list", [[1, 2, 3], [4, 5, 6]]),
-            ("tuple", (1, 2, 3)),
-            ("mixed list/tuple", [(1, 2), [3, 4]]),
-            (">i4 array", np.arange(1, 6, dtype=">i4")),
-            (">f8 array", np.array([1.5, -2.25, 3.0], dtype=">f8")),
-            (">i4 2-D fortran array", np.asfortranarray(np.arange(1, 7, dtype=">i4").reshape(2, 3))),
-            ("read-only >i2 array", read_only(np.arange(1, 5, dtype=">i2"))),
-            ("read-only int32 array", read_only(np.arange(1, 5, dtype=np.int32))),
-            ("reversed array", np.arange(1, 6, dtype=np.int64)[::-1]),
-            ("int32 tensor", torch.arange(1, 6, dtype=torch.int32)),
-            ("transposed tensor view", t2.t()),
-            ("offset tensor view", store[5:9]),
-        ]
-        if pinned:
-            items.append(("pinned tensor", torch.arange(1, 6, dtype=torch.int64).pin_memory()))
-            items.append(("pinned column view", torch.arange(12, dtype=torch.int32).pin_memory().view(6, 2)[:, 0]))
-        return items
-
-    for label, data in sources():
-        shape = tuple(data.shape) if isinstance(data, (np.ndarray, torch.Tensor)) else tuple(np.shape(np.asarray(data)))
-        floaty = isinstance(data, list) and isinstance(data[0], float)
-        rows.append((f"{label} -> device", data, {"device": device}, None))
-        rows.append((f"{label} -> dtype=float64", fresh_copy(data), {"device": device, "dtype": torch.float64}, None))
-        if not floaty:
-            rows.append((f"{label} -> dtype=int64", fresh_copy(data), {"device": device, "dtype": torch.int64}, None))
-        if with_out:
-            rows.append((f"{label} -> float32 out", fresh_copy(data), {"out": out(shape, torch.float32)}, None))
-            rows.append(
-                (
-                    f"{label} -> out of a wrong shape",
-                    fresh_copy(data),
-                    {"out": out((*shape, 2), torch.float32)},
-                    ValueError,
-                )
-            )
-            rows.append(
-                (
-                    f"{label} -> dtype disagreeing with out",
-                    fresh_copy(data),
-                    {"dtype": torch.float64, "out": out(shape, torch.float32)},
-                    TypeError,
-                )
-            )
-        big = None if floaty else with_first(fresh_copy(data), 2**14)
-        if big is not None:
-            rows.append(
-                (f"{label} -> dtype=int8, value too large", big, {"device": device, "dtype": torch.int8}, ValueError)
-            )
+    for label, data in _table_sources(pinned):
+        rows += _table_rows(label, data, device, with_out)
     if with_out:
-        # Failing calls on out's side: out made under inference mode (torch's copy_ writes
-        # first, then raises), out overlapping the data's bytes.
-        with torch.inference_mode():
-            inference_out = out((3,), torch.int32)
-        rows.append(("int list -> inference-mode out", [1, 2, 3], {"out": inference_out}, ValueError))
-        shared = torch.arange(8, dtype=torch.float32)
-        rows.append(("tensor -> out overlapping it", shared[:4], {"out": shared[2:6]}, ValueError))
-        # data an ndarray view of out's own host memory (vLLM 0.33.0 writes through it, seen
-        # on an H200); a row, not only a draw of the property, so every run checks it
-        viewed = torch.arange(8, dtype=torch.float32)
-        rows.append(("ndarray view -> out overlapping it", viewed.numpy()[:7], {"out": viewed[1:]}, ValueError))
+        rows += _out_side_rows(device)
+    return rows
+
+
+_Row = tuple[str, Any, dict[str, Any], type[BaseException] | None]
+
+
+def _table_out(shape: tuple[int, ...], dtype: torch.dtype, device: torch.device) -> torch.Tensor:
+    """An ``out`` of ``shape`` and ``dtype`` inside a larger tensor filled with 77."""
+    base = torch.full((int(np.prod(shape, dtype=np.int64)) + 2,), 77, dtype=dtype, device=device)
+    return base[1:-1].view(shape)  # storage on both sides: a write past out's elements shows
+
+
+def _table_sources(pinned: bool) -> list[tuple[str, Any]]:
+    """The table's inputs, labelled: lists of lengths around multiples of 8 and 64, tuples, byte-swapped and read-only
+    arrays, tensors and their views (pinned ones where ``pinned``)."""
+    t2 = torch.arange(12, dtype=torch.int32).view(3, 4)
+    store = torch.arange(20, dtype=torch.int64)
+    items: list[tuple[str, Any]] = []
+    for n in (1, 3, 7, 8, 9, 65):
+        items.append((f"int list [{n}]", list(range(1, n + 1))))
+    items += [
+        ("float list", [1.5, -0.0, float("nan"), 2.0]),
+        ("bool list", [True, False, True]),
+        ("nested list", [[1, 2, 3], [4, 5, 6]]),
+        ("tuple", (1, 2, 3)),
+        ("mixed list/tuple", [(1, 2), [3, 4]]),
+        (">i4 array", np.arange(1, 6, dtype=">i4")),
+        (">f8 array", np.array([1.5, -2.25, 3.0], dtype=">f8")),
+        (">i4 2-D fortran array", np.asfortranarray(np.arange(1, 7, dtype=">i4").reshape(2, 3))),
+        ("read-only >i2 array", read_only(np.arange(1, 5, dtype=">i2"))),
+        ("read-only int32 array", read_only(np.arange(1, 5, dtype=np.int32))),
+        ("reversed array", np.arange(1, 6, dtype=np.int64)[::-1]),
+        ("int32 tensor", torch.arange(1, 6, dtype=torch.int32)),
+        ("transposed tensor view", t2.t()),
+        ("offset tensor view", store[5:9]),
+    ]
+    if pinned:
+        items.append(("pinned tensor", torch.arange(1, 6, dtype=torch.int64).pin_memory()))
+        items.append(("pinned column view", torch.arange(12, dtype=torch.int32).pin_memory().view(6, 2)[:, 0]))
+    return items
+
+
+def _table_rows(label: str, data: Any, device: torch.device, with_out: bool) -> list[_Row]:
+    """The rows of one input: ``device=``, ``dtype=`` with a conversion, ``out=``, and the failing calls of each."""
+    rows: list[_Row] = []
+    shape = tuple(data.shape) if isinstance(data, (np.ndarray, torch.Tensor)) else tuple(np.shape(np.asarray(data)))
+    floaty = isinstance(data, list) and isinstance(data[0], float)
+    rows.append((f"{label} -> device", data, {"device": device}, None))
+    rows.append((f"{label} -> dtype=float64", fresh_copy(data), {"device": device, "dtype": torch.float64}, None))
+    if not floaty:
+        rows.append((f"{label} -> dtype=int64", fresh_copy(data), {"device": device, "dtype": torch.int64}, None))
+    if with_out:
+        rows.append(
+            (f"{label} -> float32 out", fresh_copy(data), {"out": _table_out(shape, torch.float32, device)}, None)
+        )
+        rows.append(
+            (
+                f"{label} -> out of a wrong shape",
+                fresh_copy(data),
+                {"out": _table_out((*shape, 2), torch.float32, device)},
+                ValueError,
+            )
+        )
+        rows.append(
+            (
+                f"{label} -> dtype disagreeing with out",
+                fresh_copy(data),
+                {"dtype": torch.float64, "out": _table_out(shape, torch.float32, device)},
+                TypeError,
+            )
+        )
+    big = None if floaty else with_first(fresh_copy(data), 2**14)
+    if big is not None:
+        rows.append(
+            (f"{label} -> dtype=int8, value too large", big, {"device": device, "dtype": torch.int8}, ValueError)
+        )
+    return rows
+
+
+def _out_side_rows(device: torch.device) -> list[_Row]:
+    """Failing calls on ``out``'s side: an inference-mode out, an out overlapping the data (a tensor, an ndarray view)."""
+    rows: list[_Row] = []
+    # Failing calls on out's side: out made under inference mode (torch's copy_ writes
+    # first, then raises), out overlapping the data's bytes.
+    with torch.inference_mode():
+        inference_out = _table_out((3,), torch.int32, device)
+    rows.append(("int list -> inference-mode out", [1, 2, 3], {"out": inference_out}, ValueError))
+    shared = torch.arange(8, dtype=torch.float32)
+    rows.append(("tensor -> out overlapping it", shared[:4], {"out": shared[2:6]}, ValueError))
+    # data an ndarray view of out's own host memory (vLLM 0.33.0 writes through it, seen
+    # on an H200); a row, not only a draw of the property, so every run checks it
+    viewed = torch.arange(8, dtype=torch.float32)
+    rows.append(("ndarray view -> out overlapping it", viewed.numpy()[:7], {"out": viewed[1:]}, ValueError))
     return rows
 
 

@@ -292,6 +292,99 @@ def check_sequence(target: Target, device: torch.device, ops: list[tuple[Any, ..
         seq.apply(op)
 
 
+class _SequenceMachine(RuleBasedStateMachine):
+    """The rules of :func:`sequence_machine` that need only its target and device (class attributes set per machine).
+
+    :func:`sequence_machine` subclasses it with the rule that makes new objects, which draws from its kinds and sizes.
+    """
+
+    target: Target
+    device: torch.device
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seq = _Sequence(self.target, self.device)
+        self.ops: list[tuple[Any, ...]] = []
+        self.count = 0
+
+    def _run(self, op: tuple[Any, ...]) -> None:
+        self.ops.append(op)
+        try:
+            self.seq.apply(op)
+        except ContractViolation as exc:
+            raise reproduce(exc, check_sequence, self.target, self.device, list(self.ops)) from None
+
+    def _pick(self, data: st.DataObject, buffers: bool | None = None) -> str:
+        names = sorted(
+            n
+            for n, o in self.seq.objects.items()
+            if buffers is None or (isinstance(o, (torch.Tensor, np.ndarray, list)) != buffers)
+        )
+        return data.draw(st.sampled_from(names), label="object")
+
+    def _has(self, buffers: bool | None = None) -> bool:
+        return any(
+            buffers is None or (isinstance(o, (torch.Tensor, np.ndarray, list)) != buffers)
+            for o in self.seq.objects.values()
+        )
+
+    @precondition(lambda self: self._has())
+    @rule(data=st.data())
+    def fill(self, data: st.DataObject) -> None:
+        name = self._pick(data)
+        n = len(self.seq.model[name])
+        lo = data.draw(st.integers(0, n - 1), label="first element")
+        hi = data.draw(st.integers(lo + 1, n), label="end")
+        via = data.draw(st.sampled_from(["np", "tensor", "float"]), label="via")
+        self._run(("fill", name, lo, hi, data.draw(st.integers(0, 10**6), label="seed"), via))
+
+    @precondition(lambda self: self._has(buffers=False))
+    @rule(data=st.data())
+    def call(self, data: st.DataObject) -> None:
+        name = self._pick(data, buffers=False)
+        n = len(self.seq.model[name])
+        k = data.draw(st.none() | st.integers(1, n), label="leading elements")
+        routes = ["device", "dtype"] + (["out"] if "out" in self.target.capabilities else [])
+        self._run(("call", name, k, data.draw(st.sampled_from(routes), label="route")))
+
+    @precondition(lambda self: self._has(buffers=True))
+    @rule(data=st.data())
+    def copy(self, data: st.DataObject) -> None:
+        name = self._pick(data, buffers=True)
+        n = len(self.seq.model[name])
+        # the same n again (after a refill), the whole buffer, and any n
+        choice = data.draw(st.sampled_from(["again", "whole", "none", "any"]), label="which n")
+        rows = (
+            self.seq.last_n.get(name)
+            if choice == "again"
+            else n
+            if choice == "whole"
+            else None
+            if choice == "none"
+            else data.draw(st.integers(0, n), label="n")
+        )
+        self._run(("copy", name, rows))
+
+    def _misfits(self, name: str) -> list[int]:
+        """Lengths of ``obj[:k]`` that differ from the persistent out's (one element: a broadcast; one short, one long)."""
+        size, out_len = len(self.seq.model[name]), len(self.seq.outs[name])
+        return sorted({k for k in (1, out_len - 1, out_len + 1) if 1 <= k <= size and k != out_len})
+
+    @precondition(lambda self: any(name in self.seq.objects and self._misfits(name) for name in self.seq.outs))
+    @rule(data=st.data())
+    def misfit(self, data: st.DataObject) -> None:
+        name = data.draw(
+            st.sampled_from(sorted(n for n in self.seq.outs if n in self.seq.objects and self._misfits(n))),
+            label="object",
+        )
+        self._run(("misfit", name, data.draw(st.sampled_from(self._misfits(name)), label="leading elements")))
+
+    @precondition(lambda self: self._has())
+    @rule(data=st.data())
+    def drop(self, data: st.DataObject) -> None:
+        self._run(("drop", self._pick(data)))
+
+
 def sequence_machine(
     target: Target, device: torch.device, kinds: tuple[str, ...], sizes: tuple[int, ...] = SEQUENCE_SIZES
 ) -> type[RuleBasedStateMachine]:
@@ -301,96 +394,14 @@ def sequence_machine(
     shrinking removes the ops that do not matter.
     """
 
-    class SequenceMachine(RuleBasedStateMachine):
-        def __init__(self) -> None:
-            super().__init__()
-            self.seq = _Sequence(target, device)
-            self.ops: list[tuple[Any, ...]] = []
-            self.count = 0
-
-        def _run(self, op: tuple[Any, ...]) -> None:
-            self.ops.append(op)
-            try:
-                self.seq.apply(op)
-            except ContractViolation as exc:
-                raise reproduce(exc, check_sequence, target, device, list(self.ops)) from None
-
-        def _pick(self, data: st.DataObject, buffers: bool | None = None) -> str:
-            names = sorted(
-                n
-                for n, o in self.seq.objects.items()
-                if buffers is None or (isinstance(o, (torch.Tensor, np.ndarray, list)) != buffers)
-            )
-            return data.draw(st.sampled_from(names), label="object")
-
-        def _has(self, buffers: bool | None = None) -> bool:
-            return any(
-                buffers is None or (isinstance(o, (torch.Tensor, np.ndarray, list)) != buffers)
-                for o in self.seq.objects.values()
-            )
-
+    class SequenceMachine(_SequenceMachine):
         @precondition(lambda self: len(self.seq.objects) < 3)
         @rule(kind=st.sampled_from(kinds), dtype=st.sampled_from(SEQUENCE_DTYPES), n=st.sampled_from(sizes))
         def new(self, kind: str, dtype: torch.dtype, n: int) -> None:
             self.count += 1
             self._run(("new", f"o{self.count}", kind, str(dtype).removeprefix("torch."), n))
 
-        @precondition(lambda self: self._has())
-        @rule(data=st.data())
-        def fill(self, data: st.DataObject) -> None:
-            name = self._pick(data)
-            n = len(self.seq.model[name])
-            lo = data.draw(st.integers(0, n - 1), label="first element")
-            hi = data.draw(st.integers(lo + 1, n), label="end")
-            via = data.draw(st.sampled_from(["np", "tensor", "float"]), label="via")
-            self._run(("fill", name, lo, hi, data.draw(st.integers(0, 10**6), label="seed"), via))
-
-        @precondition(lambda self: self._has(buffers=False))
-        @rule(data=st.data())
-        def call(self, data: st.DataObject) -> None:
-            name = self._pick(data, buffers=False)
-            n = len(self.seq.model[name])
-            k = data.draw(st.none() | st.integers(1, n), label="leading elements")
-            routes = ["device", "dtype"] + (["out"] if "out" in target.capabilities else [])
-            self._run(("call", name, k, data.draw(st.sampled_from(routes), label="route")))
-
-        @precondition(lambda self: self._has(buffers=True))
-        @rule(data=st.data())
-        def copy(self, data: st.DataObject) -> None:
-            name = self._pick(data, buffers=True)
-            n = len(self.seq.model[name])
-            # the same n again (after a refill), the whole buffer, and any n
-            choice = data.draw(st.sampled_from(["again", "whole", "none", "any"]), label="which n")
-            rows = (
-                self.seq.last_n.get(name)
-                if choice == "again"
-                else n
-                if choice == "whole"
-                else None
-                if choice == "none"
-                else data.draw(st.integers(0, n), label="n")
-            )
-            self._run(("copy", name, rows))
-
-        def _misfits(self, name: str) -> list[int]:
-            """Lengths of ``obj[:k]`` that differ from the persistent out's (one element: a broadcast; one short, one long)."""
-            size, out_len = len(self.seq.model[name]), len(self.seq.outs[name])
-            return sorted({k for k in (1, out_len - 1, out_len + 1) if 1 <= k <= size and k != out_len})
-
-        @precondition(lambda self: any(name in self.seq.objects and self._misfits(name) for name in self.seq.outs))
-        @rule(data=st.data())
-        def misfit(self, data: st.DataObject) -> None:
-            name = data.draw(
-                st.sampled_from(sorted(n for n in self.seq.outs if n in self.seq.objects and self._misfits(n))),
-                label="object",
-            )
-            self._run(("misfit", name, data.draw(st.sampled_from(self._misfits(name)), label="leading elements")))
-
-        @precondition(lambda self: self._has())
-        @rule(data=st.data())
-        def drop(self, data: st.DataObject) -> None:
-            self._run(("drop", self._pick(data)))
-
+    SequenceMachine.target, SequenceMachine.device = target, device
     SequenceMachine.__name__ = f"SequenceMachine[{target.name}, {device}]"
     return SequenceMachine
 

@@ -1,6 +1,6 @@
 """Calling a target the way every contract does: valid calls, expected refusals, waiting for the device, memory snapshots.
 
-Shared by the contract areas (``contracts/values.py``, ``out.py``, ...). A valid call that
+Shared by the contract areas (``contracts/values/``, ``out.py``, ...). A valid call that
 raises, or returns something that is not a tensor, is a violation of the calling
 contract; an expected refusal must raise exactly the documented type, leave ``out``
 untouched and name the argument at fault (docs/reference.md: errors name the

@@ -1,6 +1,6 @@
 """Which property checks which contract: filled by the ``@prop(contract)`` decorator, never by hand.
 
-Each contract area (``contracts/values.py``, ``contracts/out.py``, ...) declares its
+Each contract area (``contracts/values/``, ``contracts/out.py``, ...) declares its
 properties with ``@prop("values")``; importing :mod:`h2d_contracts.contracts` imports
 every area, so :data:`PROPERTIES` is complete once the package is imported. The test
 that runs ``prop_<name>`` is ``test_<name>`` (a meta-test checks it).

@@ -203,95 +203,9 @@ def _strided_array_expr(arr: np.ndarray, values: str) -> str | None:
 def describe_value(obj: Any) -> str:
     """Python source that rebuilds ``obj`` (values, dtype, device, pinned-ness, layout noted)."""
     if isinstance(obj, torch.Tensor):
-        if obj.is_nested:
-            try:
-                parts = [describe_value(c).split("  #")[0] for c in obj.unbind()]
-            except RuntimeError:
-                return f"<nested tensor of {obj.size(0)} components, dtype {obj.dtype}>"
-            layout = ", layout=torch.jagged" if obj.layout == torch.jagged else ""
-            return f"torch.nested.nested_tensor([{', '.join(parts)}]{layout})"
-        if obj.layout != torch.strided or obj.device.type == "meta" or obj.is_quantized:
-            return f"<{obj.layout} tensor on {obj.device}, shape {tuple(obj.shape)}, dtype {obj.dtype}>"
-        host = obj.detach().cpu()
-        large = host.numel() > LITERAL_MAX_ELEMENTS
-        # Bit patterns where the printed value would lose them: float8 always; any NaN
-        # (its payload is part of the data: the values contract compares it for pure copies).
-        as_bits = "float8" in str(obj.dtype) or (
-            (host.is_floating_point() or host.is_complex()) and host.numel() > 0 and bool(torch.isnan(host).any())
-        )
-        if large:
-            base = large_tensor_expr(host)
-        elif as_bits:
-            real = torch.view_as_real(host) if host.is_complex() else host
-            width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[real.element_size()]
-            text = _short_list(real.contiguous().view(width).tolist())
-            base = f"torch.tensor({text}, dtype={width}).view({real.dtype})"
-            if host.is_complex():
-                base = f"torch.view_as_complex({base})"
-        else:
-            base = f"torch.tensor({_short_list(host.tolist())}, dtype={obj.dtype})"
-        notes = []
-        if obj.is_neg() and obj.dtype in (torch.float32, torch.float64) and not large and not as_bits:
-            # the negative bit (x.conj().imag): the imaginary part of a conjugated complex tensor, values as they read
-            cplx = "torch.complex64" if obj.dtype is torch.float32 else "torch.complex128"
-            negated = _short_list((-host).tolist())
-            base = f"torch.tensor({negated}, dtype={obj.dtype}).mul(1j).to({cplx}).conj().imag"
-            return base + (f".to('{obj.device}')" if obj.device.type != "cpu" else "")
-        if obj.is_conj() and obj.is_complex() and not large and not as_bits:
-            base = f"torch.tensor({_short_list(host.conj().tolist())}, dtype={obj.dtype}).conj()"  # the conjugate bit
-        strided = not obj.is_contiguous() and obj.numel() > 1 and all(st > 0 for st in obj.stride())
-        if strided:
-            # Rebuild the layout too (strides; the storage offset is only noted).
-            pin = ", pin_memory=True" if obj.device.type == "cpu" and _is_pinned(obj) else ""
-            base = f"torch.empty_strided({tuple(obj.shape)}, {obj.stride()}, dtype={obj.dtype}{pin}).copy_({base})"
-        elif obj.device.type == "cpu" and _is_pinned(obj):
-            base += ".pin_memory()"
-        if obj.device.type != "cpu":
-            base += f".to('{obj.device}')"
-        if not obj.is_contiguous() and not strided:
-            notes.append(f"strides {obj.stride()}")
-        if obj.storage_offset():
-            notes.append(f"storage offset {obj.storage_offset()}")
-        if obj.is_inference():
-            notes.append("made under torch.inference_mode()")
-        if obj.numel() == 0 and obj.dim() != 1:
-            base += f".reshape{tuple(obj.shape)}"  # an empty nested list loses the shape
-        if type(obj) is not torch.Tensor and not isinstance(obj, torch.nn.Parameter):
-            base += f".as_subclass({type(obj).__name__})"  # a tensor subclass (the report's preamble imports the kit's)
-        if obj.requires_grad:
-            base += ".requires_grad_()"  # a leaf that requires grad (a non-leaf's graph is not rebuilt)
-            if obj.grad_fn is not None:
-                notes.append(f"a non-leaf of the caller's graph (grad_fn {type(obj.grad_fn).__name__})")
-        return base + (f"  # {', '.join(notes)}" if notes else "")
+        return _describe_tensor(obj)
     if isinstance(obj, np.ndarray):
-        if obj.dtype.kind in "biufc" and obj.size > LITERAL_MAX_ELEMENTS:
-            base = large_array_expr(obj)
-        elif obj.dtype.kind in "biufc":
-            text = _short_list(obj.tolist() if obj.ndim else obj.item())
-            base = f"np.array({text}, dtype='{obj.dtype.str}')"
-            if obj.size == 0 and obj.ndim != 1:
-                base += f".reshape({obj.shape})"
-        elif obj.size > LITERAL_MAX_ELEMENTS:
-            base = f"<{obj.size} elements of dtype {obj.dtype.str}, shape {obj.shape}>"
-        else:
-            base = f"np.array({obj.tolist()!r}, dtype='{obj.dtype.str}')"
-        notes = []
-        c_strides = tuple(int(obj.itemsize * np.prod(obj.shape[i + 1 :], dtype=np.int64)) for i in range(obj.ndim))
-        flipped = tuple(i for i, st in enumerate(obj.strides) if st < 0)
-        if flipped and base.startswith("np.array("):
-            # Negative strides (np.flip, [::-1]), on size-1 dimensions too, where numpy still calls the
-            # array C-contiguous: rebuilt as a flipped view of the flipped values (same values, same signs).
-            base = f"np.flip(np.flip({base}, {flipped}).copy(), {flipped})"
-        if not obj.flags.c_contiguous or obj.strides != c_strides:
-            rebuilt = _strided_array_expr(obj, base)
-            if rebuilt is None:
-                notes.append(f"strides {obj.strides}")
-            else:
-                base = rebuilt
-        if not obj.flags.writeable:
-            # a read-only view of the same values and strides, in one expression
-            base = f"np.lib.stride_tricks.as_strided({base}, writeable=False)"
-        return base + (f"  # {', '.join(notes)}" if notes else "")
+        return _describe_array(obj)
     if isinstance(obj, (list, tuple)):
         if _count_leaves(obj, LITERAL_MAX_ELEMENTS) > LITERAL_MAX_ELEMENTS:
             return _large_list_expr(obj)
@@ -303,6 +217,109 @@ def describe_value(obj: Any) -> str:
     if isinstance(obj, torch.device):
         return f"torch.device('{obj}')"
     return repr(obj)
+
+
+def _describe_tensor(obj: torch.Tensor) -> str:
+    """A tensor: its values (:func:`_tensor_values`), then its layout, pinned-ness, device, subclass and autograd state."""
+    if obj.is_nested:
+        try:
+            parts = [describe_value(c).split("  #")[0] for c in obj.unbind()]
+        except RuntimeError:
+            return f"<nested tensor of {obj.size(0)} components, dtype {obj.dtype}>"
+        layout = ", layout=torch.jagged" if obj.layout == torch.jagged else ""
+        return f"torch.nested.nested_tensor([{', '.join(parts)}]{layout})"
+    if obj.layout != torch.strided or obj.device.type == "meta" or obj.is_quantized:
+        return f"<{obj.layout} tensor on {obj.device}, shape {tuple(obj.shape)}, dtype {obj.dtype}>"
+    host = obj.detach().cpu()
+    base, large, as_bits = _tensor_values(obj, host)
+    notes = []
+    if obj.is_neg() and obj.dtype in (torch.float32, torch.float64) and not large and not as_bits:
+        # the negative bit (x.conj().imag): the imaginary part of a conjugated complex tensor, values as they read
+        cplx = "torch.complex64" if obj.dtype is torch.float32 else "torch.complex128"
+        negated = _short_list((-host).tolist())
+        base = f"torch.tensor({negated}, dtype={obj.dtype}).mul(1j).to({cplx}).conj().imag"
+        return base + (f".to('{obj.device}')" if obj.device.type != "cpu" else "")
+    if obj.is_conj() and obj.is_complex() and not large and not as_bits:
+        base = f"torch.tensor({_short_list(host.conj().tolist())}, dtype={obj.dtype}).conj()"  # the conjugate bit
+    strided = not obj.is_contiguous() and obj.numel() > 1 and all(st > 0 for st in obj.stride())
+    if strided:
+        # Rebuild the layout too (strides; the storage offset is only noted).
+        pin = ", pin_memory=True" if obj.device.type == "cpu" and _is_pinned(obj) else ""
+        base = f"torch.empty_strided({tuple(obj.shape)}, {obj.stride()}, dtype={obj.dtype}{pin}).copy_({base})"
+    elif obj.device.type == "cpu" and _is_pinned(obj):
+        base += ".pin_memory()"
+    if obj.device.type != "cpu":
+        base += f".to('{obj.device}')"
+    if not obj.is_contiguous() and not strided:
+        notes.append(f"strides {obj.stride()}")
+    if obj.storage_offset():
+        notes.append(f"storage offset {obj.storage_offset()}")
+    if obj.is_inference():
+        notes.append("made under torch.inference_mode()")
+    if obj.numel() == 0 and obj.dim() != 1:
+        base += f".reshape{tuple(obj.shape)}"  # an empty nested list loses the shape
+    if type(obj) is not torch.Tensor and not isinstance(obj, torch.nn.Parameter):
+        base += f".as_subclass({type(obj).__name__})"  # a tensor subclass (the report's preamble imports the kit's)
+    if obj.requires_grad:
+        base += ".requires_grad_()"  # a leaf that requires grad (a non-leaf's graph is not rebuilt)
+        if obj.grad_fn is not None:
+            notes.append(f"a non-leaf of the caller's graph (grad_fn {type(obj.grad_fn).__name__})")
+    return base + (f"  # {', '.join(notes)}" if notes else "")
+
+
+def _tensor_values(obj: torch.Tensor, host: torch.Tensor) -> tuple[str, bool, bool]:
+    """``(expression, large, as_bits)``: ``host`` (``obj`` on the host) as a literal, as bit patterns where the printed value
+    would lose them, or past :data:`LITERAL_MAX_ELEMENTS` elements as :func:`large_tensor_expr` gives it."""
+    large = host.numel() > LITERAL_MAX_ELEMENTS
+    # Bit patterns where the printed value would lose them: float8 always; any NaN
+    # (its payload is part of the data: the values contract compares it for pure copies).
+    as_bits = "float8" in str(obj.dtype) or (
+        (host.is_floating_point() or host.is_complex()) and host.numel() > 0 and bool(torch.isnan(host).any())
+    )
+    if large:
+        base = large_tensor_expr(host)
+    elif as_bits:
+        real = torch.view_as_real(host) if host.is_complex() else host
+        width = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[real.element_size()]
+        text = _short_list(real.contiguous().view(width).tolist())
+        base = f"torch.tensor({text}, dtype={width}).view({real.dtype})"
+        if host.is_complex():
+            base = f"torch.view_as_complex({base})"
+    else:
+        base = f"torch.tensor({_short_list(host.tolist())}, dtype={obj.dtype})"
+    return base, large, as_bits
+
+
+def _describe_array(obj: np.ndarray) -> str:
+    """An ndarray: its values (a literal, a large array's constructor or a summary), flipped axes, strides, read-only."""
+    if obj.dtype.kind in "biufc" and obj.size > LITERAL_MAX_ELEMENTS:
+        base = large_array_expr(obj)
+    elif obj.dtype.kind in "biufc":
+        text = _short_list(obj.tolist() if obj.ndim else obj.item())
+        base = f"np.array({text}, dtype='{obj.dtype.str}')"
+        if obj.size == 0 and obj.ndim != 1:
+            base += f".reshape({obj.shape})"
+    elif obj.size > LITERAL_MAX_ELEMENTS:
+        base = f"<{obj.size} elements of dtype {obj.dtype.str}, shape {obj.shape}>"
+    else:
+        base = f"np.array({obj.tolist()!r}, dtype='{obj.dtype.str}')"
+    notes = []
+    c_strides = tuple(int(obj.itemsize * np.prod(obj.shape[i + 1 :], dtype=np.int64)) for i in range(obj.ndim))
+    flipped = tuple(i for i, st in enumerate(obj.strides) if st < 0)
+    if flipped and base.startswith("np.array("):
+        # Negative strides (np.flip, [::-1]), on size-1 dimensions too, where numpy still calls the
+        # array C-contiguous: rebuilt as a flipped view of the flipped values (same values, same signs).
+        base = f"np.flip(np.flip({base}, {flipped}).copy(), {flipped})"
+    if not obj.flags.c_contiguous or obj.strides != c_strides:
+        rebuilt = _strided_array_expr(obj, base)
+        if rebuilt is None:
+            notes.append(f"strides {obj.strides}")
+        else:
+            base = rebuilt
+    if not obj.flags.writeable:
+        # a read-only view of the same values and strides, in one expression
+        base = f"np.lib.stride_tricks.as_strided({base}, writeable=False)"
+    return base + (f"  # {', '.join(notes)}" if notes else "")
 
 
 class LazyCall:

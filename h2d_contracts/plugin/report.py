@@ -387,7 +387,16 @@ def _failure_block(t: dict[str, Any]) -> str:
 def to_markdown(data: dict[str, Any]) -> str:
     """The Markdown view of :meth:`ConformanceReport.to_json`: the digest first, then contracts, failures, not applicable."""
     m = data
-    lines = [
+    problems = m.get("problems", [])
+    lines = (
+        _md_header(m) + _md_problems(m, problems) + _md_contracts(m) + _md_failures(m, problems) + _md_not_applicable(m)
+    )
+    return "\n".join(lines) + "\n"
+
+
+def _md_header(m: dict[str, Any]) -> list[str]:
+    """The report's title and its table of the run (target, machine, command, totals), up to the problems' heading."""
+    return [
         f"# Conformance report: {m['target']}",
         "",
         "| | |",
@@ -408,7 +417,11 @@ def to_markdown(data: dict[str, Any]) -> str:
         "## Distinct problems",
         "",
     ]
-    problems = m.get("problems", [])
+
+
+def _md_problems(m: dict[str, Any], problems: list[dict[str, Any]]) -> list[str]:
+    """The distinct problems, one table row each, and the preamble a failure's ``call:`` line runs after."""
+    lines: list[str] = []
     if problems:
         lines += [
             "One line per distinct problem (a contract and a kind of failure). Each reproduction is a script that rebuilds the exact input "
@@ -448,7 +461,12 @@ def to_markdown(data: dict[str, Any]) -> str:
             m["preamble"].rstrip("\n"),
             "```",
         ]
-    lines += ["", "## Contracts", "", "| contract | outcome | tests |", "|---|---|---|"]
+    return lines
+
+
+def _md_contracts(m: dict[str, Any]) -> list[str]:
+    """Each contract's outcome, then the calls outside the declared inputs and the expectation entries that did not hold."""
+    lines = ["", "## Contracts", "", "| contract | outcome | tests |", "|---|---|---|"]
     for cid, c in m["contracts"].items():
         lines.append(f"| {cid} | {c['outcome']} | {', '.join(f'{k} {v}' for k, v in c['tests'].items())} |")
     lines += [
@@ -472,8 +490,13 @@ def to_markdown(data: dict[str, Any]) -> str:
         ]
     if m.get("unmatched_xfails"):
         lines += ["", "Expectation entries that matched no test: " + ", ".join(f"`{u}`" for u in m["unmatched_xfails"])]
+    return lines
+
+
+def _md_failures(m: dict[str, Any], problems: list[dict[str, Any]]) -> list[str]:
+    """Every failed, expected-to-fail or timed-out test, with its contracts, its verdict, its problem and its failure."""
     failing = {n: t for n, t in m["tests"].items() if t["status"] in ("failed", "xfailed", "timed out")}
-    lines += ["", "## Failures", ""]
+    lines = ["", "## Failures", ""]
     if not failing:
         lines.append("None.")
     ids = {t: p["id"] for p in problems for t in p["tests"]}
@@ -492,8 +515,14 @@ def to_markdown(data: dict[str, Any]) -> str:
             "",
             _failure_block(t),
         ]
+    return lines
+
+
+def _md_not_applicable(m: dict[str, Any]) -> list[str]:
+    """The tests not applicable or skipped, with their reasons (nothing when there are none)."""
+    lines: list[str] = []
     other = {n: t for n, t in m["tests"].items() if t["status"] in ("not applicable", "skipped")}
     if other:
         lines += ["## Not applicable / skipped", "", "| test | status | reason |", "|---|---|---|"]
         lines += [f"| `{n}` | {t['status']} | {t['reason'].replace('|', '/')} |" for n, t in other.items()]
-    return "\n".join(lines) + "\n"
+    return lines

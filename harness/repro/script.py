@@ -210,6 +210,11 @@ class _Writer:
             self.lines.append(f"{name} = np.empty({tuple(n.info)!r}, dtype=object)")
             self.lines.append(f"{name}.reshape(-1)[:] = [{', '.join(self.expr(c) for c in n.children)}]")
             return name
+        return self._array_expr(n)
+
+    def _array_expr(self, n: _Node) -> str:
+        """The source of an array or tensor node (empty, typed, meta, nested, literal bytes, quantized, sparse)."""
+        k = n.kind
         if k == "emptyarray":
             dtype, shape = n.info
             return f"np.empty({tuple(shape)!r}, dtype=np.{dtype!r})"

@@ -1,0 +1,220 @@
+"""``copy_to_gpu(n)`` and ``copy_to_cpu(n)`` on a fresh buffer: exactly rows ``[0, n)`` copied, the ``n``-row view of the
+destination returned, ``n`` outside ``[0, capacity]`` refused with nothing copied, and a bit-exact round trip."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from h2d_contracts.harness import contexts
+from h2d_contracts.harness.calling import synchronize
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.target import Target
+from h2d_contracts.harness.violations import fail
+from h2d_contracts.strategies import errors
+
+from .build import _bytes, host_aliased, make_buffer, repr_spec, wait
+from .refusals import _names_one
+
+
+def _check_returned_rows(
+    view: Any, side: torch.Tensor, name: str, rows: int, values: torch.Tensor | None, call: str
+) -> None:
+    """The value a copy returns: ``side[:rows]`` itself (a view of the destination's first rows, same device and
+    storage), holding the copied rows."""
+    __tracebackhide__ = True
+    if not isinstance(view, torch.Tensor):
+        fail("buffer", "return value", got=type(view).__name__, expected=f"{name}[:{rows}] (a tensor)", call=call)
+    want_shape = (rows, *side.shape[1:])
+    if tuple(view.shape) != want_shape or view.dtype != side.dtype:
+        fail(
+            "buffer",
+            "returned view shape/dtype",
+            got=(tuple(view.shape), view.dtype),
+            expected=(want_shape, side.dtype),
+            call=call,
+        )
+    if view.device != side.device:
+        fail(
+            "buffer", f"returned tensor's device (should be {name}'s)", got=view.device, expected=side.device, call=call
+        )
+    same_memory = view.untyped_storage().data_ptr() == side.untyped_storage().data_ptr() and (
+        not view.numel() or (view.data_ptr() == side.data_ptr() and view.stride() == side.stride())
+    )
+    if not same_memory:
+        fail(
+            "buffer",
+            f"returned tensor is not a view of {name}'s first rows (a copy, or the other side's rows)",
+            got=f"storage at {view.untyped_storage().data_ptr():#x}",
+            expected=f"{name}'s storage at {side.untyped_storage().data_ptr():#x}",
+            call=call,
+        )
+    if values is not None and rows and not np.array_equal(_bytes(view), _bytes(values)[:rows]):
+        fail(
+            "buffer",
+            f"values of the returned {name}[:{rows}]",
+            got=_bytes(view)[:2].tolist(),
+            expected=_bytes(values)[:2].tolist(),
+            call=call,
+        )
+
+
+def _row_count(n: Any, capacity: int) -> int:
+    return capacity if n is None else int(n)
+
+
+@check("buffer")
+def check_copy_to_gpu(
+    target: Target, spec: dict[str, Any], device: torch.device, n: int | np.integer[Any] | None, values: torch.Tensor
+) -> None:
+    """buffer: on a fresh buffer of ``spec``, ``copy_to_gpu(n)`` copies exactly rows ``[0, n)`` of ``values`` (written to ``.cpu``),
+    returns the ``n``-row view of ``.gpu`` and leaves its other rows as they were."""
+    buf = make_buffer(target, spec, device)
+    call = f"{repr_spec(spec, device, target.buffer_name)}.copy_to_gpu({n})"
+    aliased = host_aliased(buf)
+    synchronize()
+    if not aliased and buf.gpu.numel():
+        buf.gpu.view(torch.uint8).fill_(0x7B)
+    buf.cpu.copy_(values)
+    before_gpu = _bytes(buf.gpu)
+    rows = _row_count(n, buf.gpu.shape[0])
+    with contexts.entered():
+        view = buf.copy_to_gpu(n)
+    wait(buf)
+    synchronize()
+    _check_returned_rows(view, buf.gpu, ".gpu", rows, values, call)
+    if aliased:
+        return  # one memory: rows past n hold .cpu's values by construction
+    got, want = _bytes(buf.gpu), _bytes(values)
+    if not np.array_equal(got[:rows], want[:rows]):
+        bad = int(np.nonzero((got[:rows] != want[:rows]).any(axis=1))[0][0])
+        fail(
+            "buffer",
+            f"row {bad} of .gpu after copy_to_gpu({n})",
+            got=got[bad].tolist(),
+            expected=want[bad].tolist(),
+            call=call,
+        )
+    if not np.array_equal(got[rows:], before_gpu[rows:]):
+        bad = rows + int(np.nonzero((got[rows:] != before_gpu[rows:]).any(axis=1))[0][0])
+        fail(
+            "buffer",
+            f"row {bad} (>= n) of .gpu was written",
+            got=got[bad].tolist(),
+            expected=before_gpu[bad].tolist(),
+            call=call,
+        )
+
+
+@check("buffer")
+def check_copy_to_cpu(
+    target: Target, spec: dict[str, Any], device: torch.device, n: int | np.integer[Any] | None, values: torch.Tensor
+) -> None:
+    """buffer: on a fresh buffer of ``spec``, ``copy_to_cpu(n)`` mirrors copy_to_gpu: after the documented wait rows ``[0, n)``
+    of ``.cpu`` hold ``values`` (written to ``.gpu``), the rest untouched, and the ``n``-row view of ``.cpu`` is returned."""
+    buf = make_buffer(target, spec, device)
+    call = f"{repr_spec(spec, device, target.buffer_name)}.copy_to_cpu({n})"
+    aliased = host_aliased(buf)
+    synchronize()
+    if not aliased and buf.cpu.numel():
+        buf.cpu.view(torch.uint8).fill_(0x7B)
+    buf.gpu.copy_(values.to(buf.gpu.device))
+    before_cpu = _bytes(buf.cpu)
+    rows = _row_count(n, buf.cpu.shape[0])
+    with contexts.entered():
+        view = buf.copy_to_cpu(n)
+    wait(buf)  # the documented wait, before any read of .cpu
+    _check_returned_rows(view, buf.cpu, ".cpu", rows, values, call)
+    if aliased:
+        return
+    got, want = _bytes(buf.cpu), _bytes(values)
+    if not np.array_equal(got[:rows], want[:rows]):
+        bad = int(np.nonzero((got[:rows] != want[:rows]).any(axis=1))[0][0])
+        fail(
+            "buffer",
+            f"row {bad} of .cpu after copy_to_cpu({n}) and the documented wait",
+            got=got[bad].tolist(),
+            expected=want[bad].tolist(),
+            call=call,
+        )
+    if not np.array_equal(got[rows:], before_cpu[rows:]):
+        bad = rows + int(np.nonzero((got[rows:] != before_cpu[rows:]).any(axis=1))[0][0])
+        fail(
+            "buffer",
+            f"row {bad} (>= n) of .cpu was written",
+            got=got[bad].tolist(),
+            expected=before_cpu[bad].tolist(),
+            call=call,
+        )
+
+
+@check("buffer")
+def check_row_count_rejected(target: Target, spec: dict[str, Any], device: torch.device, n: Any, method: str) -> None:
+    """buffer: ``n`` outside ``[0, capacity]`` raises ``IndexError`` (a non-int ``n``: ``TypeError``) naming ``n``; nothing copied."""
+    buf = make_buffer(target, spec, device)
+    raises = (
+        errors.ROW_COUNT_TYPE
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or isinstance(n, np.bool_)
+        else errors.ROW_COUNT_RANGE
+    )
+    synchronize()
+    if buf.cpu.numel():
+        buf.cpu.view(torch.uint8).fill_(0x11)
+    before = (_bytes(buf.cpu), _bytes(buf.gpu))
+    call = f"{repr_spec(spec, device, target.buffer_name)}.{method}({n!r})"
+    try:
+        getattr(buf, method)(n)
+    except raises as exc:
+        if not _names_one(exc, ("n",)):
+            fail(
+                "buffer",
+                f"n={n!r} with capacity {buf.cpu.shape[0]}: the message names no argument",
+                got=f"{type(exc).__name__}: {str(exc)[:200]!r}",
+                expected="a message naming n",
+                call=call,
+            )
+    except Exception as exc:  # noqa: BLE001
+        hint = " (an assert: gone under python -O)" if isinstance(exc, AssertionError) else ""
+        fail(
+            "buffer",
+            f"n={n!r} with capacity {buf.cpu.shape[0]}: wrong exception type{hint}",
+            got=f"{type(exc).__name__}: {exc}",
+            expected=raises.__name__,
+            call=call,
+        )
+    else:
+        fail(
+            "buffer",
+            f"n={n!r} with capacity {buf.cpu.shape[0]} accepted (Python slicing clamps it silently)",
+            got="no exception",
+            expected=raises.__name__,
+            call=call,
+        )
+    synchronize()
+    after = (_bytes(buf.cpu), _bytes(buf.gpu))
+    if not (np.array_equal(before[0], after[0]) and np.array_equal(before[1], after[1])):
+        fail("buffer", "a rejected copy still wrote rows", got="buffers changed", expected="untouched", call=call)
+
+
+@check("buffer")
+def check_roundtrip_bits(target: Target, spec: dict[str, Any], device: torch.device, values: torch.Tensor) -> None:
+    """buffer: without ``.np`` any dtype (bfloat16, float8) makes a bit-exact cpu -> gpu -> cpu round trip."""
+    buf = make_buffer(target, spec, device)
+    call = repr_spec(spec, device, target.buffer_name)
+    buf.cpu.copy_(values)
+    buf.copy_to_gpu()
+    wait(buf)
+    if not host_aliased(buf):
+        buf.cpu.zero_()
+    buf.copy_to_cpu()
+    wait(buf)
+    if not np.array_equal(_bytes(buf.cpu), _bytes(values)):
+        fail(
+            "buffer",
+            "round trip .cpu -> .gpu -> .cpu changed bits",
+            got=_bytes(buf.cpu).tolist()[:4],
+            expected=_bytes(values).tolist()[:4],
+            call=call,
+        )

@@ -1,0 +1,176 @@
+"""The ``buffer`` properties: drawn specs, row counts and values, the constructor and copy-size tables, and the op
+state machine, each bound to the checks of this package."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.errors import Flaky
+from hypothesis.stateful import (
+    run_state_machine_as_test,
+)
+
+import h2d_contracts.strategies as hs
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import SUPPRESS, Rows, nondeterministic, require_device, run_given
+from h2d_contracts.harness.target import Target
+
+from .construction import check_buffer_init
+from .copies import check_copy_to_cpu, check_copy_to_gpu, check_roundtrip_bits, check_row_count_rejected
+from .ops import buffer_state_machine
+from .refusals import check_buffer_rejected, check_numpy_view_rejected
+
+
+def buffer_values(dtype: torch.dtype, shape: tuple[int, ...]) -> st.SearchStrategy[torch.Tensor]:
+    """Values for a buffer's rows: a contiguous CPU tensor of ``dtype`` and ``shape`` (any bit pattern of floats)."""
+    return hs.tensor_values(dtype, tuple(shape), None)
+
+
+@prop("buffer")
+def prop_buffer_init(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: zero-initialised, shapes/dtypes/devices, pinned iff asked, .np aliases .cpu."""
+    require_device(target, device, "buffer")
+    target.require("buffer", "buffer")
+
+    def body(data: st.DataObject) -> None:
+        spec = data.draw(hs.buffer_specs(), label="buffer")
+        check_buffer_init(target, spec, device)
+
+    run_given(body, overrides, cap=30)
+
+
+@prop("buffer")
+def prop_buffer_numpy_rejected(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: with_numpy=True for bfloat16 / float8 raises ValueError."""
+    require_device(target, device, "buffer")
+    target.require("buffer", "buffer")
+    no_numpy = [torch.bfloat16, *hs.FLOAT8_DTYPES]
+
+    def body(data: st.DataObject) -> None:
+        spec = data.draw(hs.buffer_specs(), label="buffer")
+        spec = {**spec, "dtype": data.draw(st.sampled_from(no_numpy), label="dtype"), "with_numpy": True}
+        check_numpy_view_rejected(target, spec, device)
+
+    run_given(body, overrides, cap=10)
+
+
+@prop("buffer")
+def prop_buffer_bad_args(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: bad constructor arguments are refused with TypeError/ValueError naming the argument (a table).
+
+    Rows from the documented Raises of ``CpuGpuBuffer``: no size, a negative, fractional,
+    bool or string size, a size too large to allocate, a missing or non-dtype ``dtype``, a
+    missing or invalid ``device``, a non-bool ``pin_memory`` or ``with_numpy``. The brief:
+    "bad input gets a clear exception naming the argument"; ``assert``-based checks
+    (vLLM's style) vanish under ``python -O``.
+    """
+    target.require("buffer", "buffer")
+    del overrides  # deterministic: every row every run
+    ok: dict[str, Any] = {"dtype": torch.int32, "device": device, "pin_memory": False, "with_numpy": True}
+    rows = Rows("buffer constructor table")
+    table: list[tuple[str, tuple[Any, ...], dict[str, Any], type[BaseException]]] = [
+        ("no size", (), ok, ValueError),
+        ("negative size", (4, -1), ok, ValueError),
+        ("fractional size", (2.5,), ok, TypeError),
+        ("bool size", (True,), ok, TypeError),
+        ("string size", ("4",), ok, TypeError),
+        # sizes go in one by one (*size): a single tuple, list or torch.Size is a misuse, not a shape
+        ("size a tuple", ((4,),), ok, TypeError),
+        ("size a list", ([4, 2],), ok, TypeError),
+        ("size a torch.Size", (torch.Size([4]),), ok, TypeError),
+        ("size too large to allocate", (1 << 62,), ok, ValueError),
+        ("dtype None", (4,), {**ok, "dtype": None}, TypeError),
+        ("dtype a string", (4,), {**ok, "dtype": "int32"}, TypeError),
+        ("device None", (4,), {**ok, "device": None}, TypeError),
+        ("device an invalid string", (4,), {**ok, "device": "gpu:x"}, ValueError),
+        ("pin_memory a string", (4,), {**ok, "pin_memory": "yes"}, TypeError),
+        ("with_numpy a string", (4,), {**ok, "with_numpy": "no"}, TypeError),
+    ]
+    for why, args, kwargs, raises in table:
+        rows.row(check_buffer_rejected, target, args, kwargs, raises, why)
+    rows.finish()
+
+
+@prop("buffer")
+def prop_buffer_roundtrip(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: without .np, every dtype (bfloat16 and float8 included) round-trips bit for bit."""
+    require_device(target, device, "buffer")
+    target.require("buffer", "buffer")
+
+    def body(data: st.DataObject) -> None:
+        spec = {**data.draw(hs.buffer_specs(), label="buffer"), "with_numpy": False}
+        values = data.draw(buffer_values(spec["dtype"], spec["size"]), label="values")
+        check_roundtrip_bits(target, spec, device, values)
+
+    run_given(body, overrides, cap=30)
+
+
+@prop("buffer")
+def prop_buffer_copy(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: copy_to_gpu(n) / copy_to_cpu(n) copy exactly rows [0, n) and return the n-row view."""
+    require_device(target, device, "buffer")
+    target.require("buffer", "buffer")
+
+    def body(data: st.DataObject) -> None:
+        max_rows = data.draw(st.sampled_from([8, 8, 8, 200]), label="max rows")  # capacities past 64 too
+        spec = data.draw(hs.buffer_specs(max_rows=max_rows), label="buffer")
+        n = data.draw(hs.row_counts(spec["size"][0], valid=True), label="n")
+        values = data.draw(buffer_values(spec["dtype"], spec["size"]), label="values")
+        method = data.draw(st.sampled_from(["copy_to_gpu", "copy_to_cpu"]), label="method")
+        (check_copy_to_gpu if method == "copy_to_gpu" else check_copy_to_cpu)(target, spec, device, n, values)
+
+    run_given(body, overrides)
+
+
+@prop("buffer")
+def prop_buffer_copy_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: capacities 1-4097 (past 64, 128, 1024 and 4096) with n in {0, 1, 300, capacity-1, capacity}, both directions (a table)."""
+    require_device(target, device, "buffer")
+    target.require("buffer", "buffer")
+    del overrides  # deterministic: every size every run
+    rows = Rows("buffer copy sizes")
+    for capacity in (1, 63, 64, 65, 132, 1000, 1025, 4097):
+        # pinning asked for at odd capacities, whether or not this host has pinned memory (fallback: pageable)
+        spec = {"size": (capacity, 3), "dtype": torch.int32, "pin_memory": capacity % 2 == 1, "with_numpy": True}
+        values = torch.arange(capacity * 3, dtype=torch.int32).view(capacity, 3) + 1
+        for n in sorted({0, 1, capacity - 1, capacity} | ({300} if capacity > 300 else set())):
+            for copy in (check_copy_to_gpu, check_copy_to_cpu):
+                rows.row(copy, target, spec, device, n, values)
+    rows.finish()
+
+
+@prop("buffer")
+def prop_buffer_bad_rows(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: n outside [0, capacity] (negative, capacity+k) raises IndexError; a non-int n TypeError; nothing copied."""
+    require_device(target, device, "buffer")
+    target.require("buffer", "buffer")
+
+    def body(data: st.DataObject) -> None:
+        spec = data.draw(hs.buffer_specs(), label="buffer")
+        # Not integer row counts, though operator.index or slicing may take some of them.
+        not_ints = st.sampled_from(
+            [1.0, True, np.bool_(True), "1", torch.tensor(True), torch.tensor([1]), torch.tensor(1.0)]
+        )
+        n = data.draw(hs.row_counts(spec["size"][0], valid=False) | not_ints, label="n")
+        method = data.draw(st.sampled_from(["copy_to_gpu", "copy_to_cpu"]), label="method")
+        check_row_count_rejected(target, spec, device, n, method)
+
+    run_given(body, overrides)
+
+
+@prop("buffer")
+def prop_buffer_state_machine(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: random op sequences on one buffer agree with a numpy model (a Hypothesis state machine)."""
+    require_device(target, device, "buffer")
+    machine = buffer_state_machine(target, device, hs.buffer_specs(max_rows=6), buffer_values)
+    kw: dict[str, Any] = {"suppress_health_check": SUPPRESS, "deadline": None, "stateful_step_count": 12}
+    kw["max_examples"] = min(settings().max_examples, 25)
+    kw.update({k: v for k, v in overrides.items() if k != "max_kinds"})
+    try:
+        run_state_machine_as_test(machine, settings=settings(**kw))
+    except Flaky as exc:
+        raise nondeterministic(exc, "buffer", "prop_buffer_state_machine") from exc

@@ -1,0 +1,322 @@
+"""Bad inputs: calls that must raise a documented exception, one small builder per kind of the catalogue's bad-input row.
+
+Every kind draws the same three things first (the kind, an ``out`` dtype, a length); its
+builder in :data:`_BUILDERS` then draws whatever else it needs and returns the
+:class:`BadInput`, with the exception type ``strategies.errors.BAD_INPUT_KINDS`` names.
+The value-range kinds (:data:`~strategies.value_ranges.VALUE_KINDS`) share one builder.
+"""
+
+from __future__ import annotations
+
+import decimal
+import fractions
+import warnings
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from hypothesis import strategies as st
+
+from . import _validate as _v
+from .describe import describe_call
+from .errors import BAD_INPUT_KINDS
+from .out_tensors import out_buffers
+from .value_ranges import _INT_TARGETS, ROUTES, VALUE_KINDS, value_case
+
+
+@dataclass
+class BadInput:
+    """A call that must fail: ``kind`` (a catalogue entry), its ``kwargs``, the exception type."""
+
+    kind: str
+    data: Any
+    kwargs: dict[str, Any]
+    raises: type[BaseException]
+
+    def __repr__(self) -> str:
+        return f"BadInput({self.kind!r}, expects {self.raises.__name__}): {describe_call(self.data, self.kwargs)}"
+
+
+def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
+    """Every value-range kind x every carrier x every route x every variant: a deterministic table (no luck needed)."""
+    rows: list[BadInput] = []
+    for kind, (carriers, _) in VALUE_KINDS.items():
+        variants = (
+            8
+            if kind in ("nan-to-int", "inf-to-int")
+            else 2 * len(_INT_TARGETS)
+            if kind == "float-just-past-int-range"
+            else 6
+            if kind == "uint64-beyond-int64"
+            else 4
+        )
+        for carrier in carriers:
+            for route in ROUTES:
+                for pick in range(variants):
+                    data, dt = value_case(kind, carrier, 3, pick)
+                    if route == "out":
+                        base = torch.full((5,), 77, dtype=dt, device=device)
+                        kwargs: dict[str, Any] = {"out": base[2] if carrier == "scalar" else base[1:4]}
+                    else:
+                        kwargs = {"dtype": dt, "device": device}
+                    rows.append(BadInput(kind, data, kwargs, BAD_INPUT_KINDS[kind]))
+    return rows
+
+
+def _bad_kinds(where: str, value: Any) -> Any:
+    return _v.some_of(tuple(sorted(BAD_INPUT_KINDS)), optional=True)(where, value)
+
+
+def _gen() -> Iterator[int]:
+    yield from range(3)
+
+
+@dataclass
+class _Drawn:
+    """What every kind has drawn before its builder runs: the kind and its exception, an ``out`` dtype, a length ``n``."""
+
+    draw: st.DrawFn
+    device: torch.device
+    kind: str
+    raises: type[BaseException]
+    out_dtype: torch.dtype
+    n: int
+    good: list[int]  # list(range(n)): valid data
+
+    def out_for(self, shape: tuple[int, ...], dt: torch.dtype | None = None) -> torch.Tensor:
+        """A drawn ``out`` of ``shape`` (any layout, poisoned), of ``dt`` (default: the drawn ``out`` dtype)."""
+        return self.draw(out_buffers(shape, self.out_dtype if dt is None else dt, self.device))
+
+    def bad(self, data: Any, kwargs: dict[str, Any]) -> BadInput:
+        return BadInput(self.kind, data, kwargs, self.raises)
+
+
+_Builder = Callable[[_Drawn], BadInput]
+
+
+def _value_range(d: _Drawn) -> BadInput:
+    carriers = VALUE_KINDS[d.kind][0]
+    carrier = d.draw(st.sampled_from(carriers), label="data kind")
+    route = d.draw(st.sampled_from(ROUTES), label="route")
+    pick = d.draw(st.integers(0, 7), label="variant")
+    data, dt = value_case(d.kind, carrier, d.n, pick)
+    kwargs: dict[str, Any] = (
+        {"out": d.out_for(() if carrier == "scalar" else (d.n,), dt)}
+        if route == "out"
+        else {"dtype": dt, "device": d.device}
+    )
+    return d.bad(data, kwargs)
+
+
+def _device_out_disagree(d: _Drawn) -> BadInput:
+    other = torch.device("cpu") if d.device.type == "cuda" else ("cuda:0" if torch.cuda.is_available() else "meta")
+    return d.bad(d.good, {"device": other, "out": d.out_for((d.n,))})
+
+
+def _missing_cuda_index(d: _Drawn) -> BadInput:
+    # the first index past the visible devices (an off-by-one bound: the GPU mutation run
+    # left `index <= count` alive) or one far past them
+    index = torch.cuda.device_count() + d.draw(st.sampled_from([0, 7]), label="past the last index by")
+    # every spelling of the index: a host without CUDA refuses device=0 too (an `if not device` takes it for none)
+    spell = d.draw(st.sampled_from(["str", "int", "numpy", "device"]), label="spelled as")
+    # with and without out: with an out on another device the disagreement is refused first,
+    # so the index bound itself is reached only without one (found by the GPU mutation run)
+    spelled: Any = {
+        "str": f"cuda:{index}",
+        "int": index,
+        "numpy": np.int64(index),
+        "device": torch.device("cuda", index),
+    }[spell]
+    kwargs = {"device": spelled}
+    if d.draw(st.booleans(), label="with out"):
+        kwargs["out"] = d.out_for((d.n,))
+    return d.bad(d.good, kwargs)
+
+
+def _device_bool(d: _Drawn) -> BadInput:
+    # both bools, and numpy's: False == 0 and True == 1 as dict keys, so a device cache keyed by value alone
+    # hands a bool the device an int spelled
+    flag = d.draw(st.sampled_from([False, True, np.bool_(False), np.bool_(True)]), label="bool")
+    return d.bad(d.good, {"device": flag})
+
+
+def _out_as_strided_overlap(d: _Drawn) -> BadInput:
+    side = d.n + 1  # a (side, side) view of side*side elements with strides (1, 1): rows overlap
+    data = [[float(i)] * side for i in range(side)]
+    return d.bad(data, {"out": d.out_for((side * side,), torch.float32).as_strided((side, side), (1, 1))})
+
+
+def _out_as_strided_overlap_3d(d: _Drawn) -> BadInput:
+    # shape (2, 2, 2), strides (1, 2, 3) over 7 elements: element (1, 1, 0) and (0, 0, 1) share offset 3;
+    # each stride alone steps past the one below it, only their summed reach shows the overlap
+    data = [[[0.0, 1.0], [2.0, 3.0]], [[4.0, 5.0], [6.0, 7.0]]]
+    return d.bad(data, {"out": d.out_for((7,), torch.float32).as_strided((2, 2, 2), (1, 2, 3))})
+
+
+def _out_inference_tensor(d: _Drawn) -> BadInput:
+    # Made under torch.inference_mode() (as in a serving loop), written outside it:
+    # torch's copy_ writes first and raises RuntimeError after.
+    with torch.inference_mode():
+        out = d.out_for((d.n,)).clone()
+    return d.bad(d.good, {"out": out})
+
+
+def _out_unsupported_dtype(d: _Drawn) -> BadInput:
+    # complex32: dtype=torch.complex32 is refused, so an out of that dtype must be too.
+    with warnings.catch_warnings():  # "ComplexHalf support is experimental"
+        warnings.simplefilter("ignore", UserWarning)
+        out = torch.zeros(d.n, dtype=torch.complex32, device=d.device)
+    return d.bad(d.good, {"out": out})
+
+
+def _out_aliases_data(d: _Drawn) -> BadInput:
+    m = max(d.n, 2)  # base[:1] and base[1:] would be disjoint bytes, which is valid
+    if d.draw(st.booleans(), label="shared only at the far end"):
+        # one element shared, the last of data and the first of out: a byte-span bound
+        # that falls short of the end misses it (the contract suite's mutation run)
+        base = torch.arange(2 * m - 1, dtype=torch.float32)
+        return d.bad(base[:m], {"out": base[m - 1 :]})
+    base = torch.arange(m + 1, dtype=torch.float32)  # host memory on every device: data and out overlap
+    return d.bad(base[:m], {"out": base[1:]})
+
+
+def _out_aliases_data_array(d: _Drawn) -> BadInput:
+    m = max(d.n, 2)
+    # data: an ndarray view of the same host memory as out; one-byte dtypes (no byte order)
+    # and a zero-stride broadcast view take paths of their own in an ndarray's conversion
+    # (the contract suite's mutation run)
+    variant = d.draw(st.sampled_from(["float32", "uint8", "bool", "broadcast"]), label="variant")
+    if variant == "broadcast":
+        base = torch.arange(m + 1, dtype=torch.int64)
+        return d.bad(np.broadcast_to(base.numpy()[:1], (m,)), {"out": base[:m]})
+    base = torch.arange(m + 1, dtype=torch.int64).to(
+        {"float32": torch.float32, "uint8": torch.uint8, "bool": torch.bool}[variant]
+    )
+    return d.bad(base.numpy()[:m], {"out": base[1:]})
+
+
+def _nested_tensor_data(d: _Drawn) -> BadInput:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nested = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+    return d.bad(nested, {"device": d.device})
+
+
+def _nested_out(d: _Drawn) -> BadInput:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        nested = torch.nested.nested_tensor([torch.zeros(2), torch.zeros(3)])
+    return d.bad([1.0] * d.n, {"out": nested})
+
+
+def _out_on_meta(d: _Drawn) -> BadInput:
+    kwargs: dict[str, Any] = {"out": torch.empty(d.n, device="meta")}
+    if d.draw(st.booleans(), label="device given too"):
+        kwargs["device"] = d.device
+    return d.bad([1.0] * d.n, kwargs)
+
+
+def _complex32_tensor_data(d: _Drawn) -> BadInput:
+    with warnings.catch_warnings():  # "ComplexHalf support is experimental"
+        warnings.simplefilter("ignore", UserWarning)
+        data = torch.zeros(d.n, dtype=torch.complex32)
+    return d.bad(data, {"device": d.device})
+
+
+def _longdouble_array(d: _Drawn) -> BadInput:
+    # numpy's extended precision (float128 on x86-64), a dtype torch lacks; where longdouble
+    # is float64 itself (some platforms) an object array of floats stands in: refused too
+    n = d.n
+    arr = np.ones(n, dtype=np.longdouble) if np.dtype(np.longdouble).itemsize > 8 else np.ones(n).astype(object)
+    return d.bad(arr, {"device": d.device})
+
+
+#: Bad-input kind -> its builder (every kind of ``strategies.errors.BAD_INPUT_KINDS``).
+_BUILDERS: dict[str, _Builder] = {
+    "none": lambda d: d.bad(None, {"out": d.out_for((d.n,))}),
+    "string": lambda d: d.bad("123", {"out": d.out_for((3,))}),
+    "bytes": lambda d: d.bad(b"123", {"out": d.out_for((3,))}),
+    "dict": lambda d: d.bad({0: 1}, {"out": d.out_for((1,))}),
+    "set": lambda d: d.bad({1, 2}, {"out": d.out_for((2,))}),
+    "generator": lambda d: d.bad(_gen(), {"out": d.out_for((3,))}),
+    "list-of-strings": lambda d: d.bad(["1"] * d.n, {"out": d.out_for((d.n,))}),
+    "list-with-none": lambda d: d.bad(d.good[:-1] + [None], {"out": d.out_for((d.n,))}),
+    "ragged-list": lambda d: d.bad([d.good, d.good[:-1] + [0, 0]], {"out": d.out_for((2, d.n))}),
+    "nested-scalar-mix": lambda d: d.bad([d.good, 1], {"out": d.out_for((2, d.n))}),
+    "object-array": lambda d: d.bad(np.array([object()] * d.n), {"out": d.out_for((d.n,))}),
+    "string-array": lambda d: d.bad(np.array(["a"] * d.n), {"out": d.out_for((d.n,))}),
+    "datetime-array": lambda d: d.bad(
+        np.array(["2026-11-30"] * d.n, dtype="datetime64[D]"), {"out": d.out_for((d.n,))}
+    ),
+    # the value-range kinds ("uint32-out-of-range" among them): drawn over every carrier and route
+    **dict.fromkeys(VALUE_KINDS, _value_range),
+    "wrong-shape-out": lambda d: d.bad(d.good, {"out": d.out_for((d.n + 1,))}),
+    "broadcastable-out": lambda d: d.bad([1], {"out": d.out_for((4,))}),
+    "scalar-into-vector-out": lambda d: d.bad(5, {"out": d.out_for((d.n,))}),
+    "dtype-mismatch-out": lambda d: d.bad(d.good, {"dtype": torch.float64, "out": d.out_for((d.n,), torch.int32)}),
+    "no-target": lambda d: d.bad(d.good, {}),
+    "dtype-not-a-dtype": lambda d: d.bad(d.good, {"dtype": "int32", "out": d.out_for((d.n,))}),
+    "numpy-dtype": lambda d: d.bad(d.good, {"dtype": np.int32, "out": d.out_for((d.n,))}),
+    "python-type-dtype": lambda d: d.bad(
+        d.good,
+        {"dtype": d.draw(st.sampled_from([float, int, bool, complex]), label="python type"), "device": d.device},
+    ),
+    "out-not-a-tensor": lambda d: d.bad(d.good, {"out": np.zeros(d.n), "device": d.device}),
+    "out-requires-grad": lambda d: d.bad(
+        d.good, {"out": torch.zeros(d.n, dtype=torch.float32, device=d.device, requires_grad=True)}
+    ),
+    "out-overlapping": lambda d: d.bad(d.good + [0], {"out": d.out_for((1,)).expand(d.n + 1)}),
+    "bad-device-string": lambda d: d.bad(d.good, {"device": "gpu:0"}),
+    "meta-device": lambda d: d.bad(d.good, {"device": "meta"}),
+    "device-out-disagree": _device_out_disagree,
+    "missing-cuda-index": _missing_cuda_index,
+    "negative-device-index": lambda d: d.bad(
+        d.good, {"device": d.draw(st.sampled_from([-1, np.int64(-1)]), label="index"), "out": d.out_for((d.n,))}
+    ),
+    "cpu-device-index": lambda d: d.bad(
+        d.good, {"device": d.draw(st.sampled_from(["cpu:1", torch.device("cpu", 1)]), label="device")}
+    ),
+    "device-tensor-data": lambda d: d.bad(torch.zeros(d.n, device="meta"), {"out": d.out_for((d.n,))}),
+    "sparse-data": lambda d: d.bad(torch.zeros(d.n).to_sparse(), {"out": d.out_for((d.n,), torch.float32)}),
+    "device-bool": _device_bool,
+    "out-as-strided-overlap": _out_as_strided_overlap,
+    "out-as-strided-overlap-3d": _out_as_strided_overlap_3d,
+    "out-inference-tensor": _out_inference_tensor,
+    "out-unsupported-dtype": _out_unsupported_dtype,
+    "out-aliases-data": _out_aliases_data,
+    "out-aliases-data-array": _out_aliases_data_array,
+    "nested-tensor-data": _nested_tensor_data,
+    "decimal-element": lambda d: d.bad([decimal.Decimal("1.5")] * d.n, {"out": d.out_for((d.n,), torch.float32)}),
+    # the contract suite's mutation run: refusals no kind reached
+    "unsupported-dtype": lambda d: d.bad(
+        d.good, {"dtype": d.draw(st.sampled_from([torch.complex32, torch.quint8]), label="dtype"), "device": d.device}
+    ),
+    "sparse-out": lambda d: d.bad([1.0] * d.n, {"out": torch.zeros(d.n).to_sparse()}),
+    "nested-out": _nested_out,
+    "out-on-meta": _out_on_meta,
+    "complex32-tensor-data": _complex32_tensor_data,
+    "fraction-scalar": lambda d: d.bad(fractions.Fraction(1, 2), {"device": d.device}),
+    "longdouble-array": _longdouble_array,
+    "mixed-sign-huge-ints": lambda d: d.bad([-1, 2**63][: max(d.n, 2)] + [0] * max(0, d.n - 2), {"device": d.device}),
+}
+
+
+@_v.eager(device=_v.device(), kinds=_bad_kinds)
+@st.composite
+def bad_inputs(draw: st.DrawFn, device: torch.device, *, kinds: tuple[str, ...] | None = None) -> BadInput:
+    """Calls that must raise a documented exception, with an ``out`` to check stays untouched.
+
+    Every kind of the catalogue's bad-input row, each with the exception type the
+    reference documents (see ``strategies.errors.BAD_INPUT_KINDS``).
+    """
+    names = sorted(BAD_INPUT_KINDS) if kinds is None else list(kinds)
+    kind = draw(st.sampled_from(names), label="bad kind")
+    raises = BAD_INPUT_KINDS[kind]
+    out_dtype = draw(st.sampled_from([torch.int32, torch.int64, torch.float32]), label="out dtype")
+    n = draw(st.integers(1, 4), label="length")
+    builder = _BUILDERS.get(kind)
+    if builder is None:
+        raise ValueError(f"unknown bad-input kind {kind!r}")
+    return builder(_Drawn(draw, device, kind, raises, out_dtype, n, list(range(n))))
