@@ -51,6 +51,7 @@ ARRAY_LAYOUTS = (
     "fortran",
     "reversed",
     "flipped",
+    "fortran-flipped",
     "sliced",
     "offset",
     "broadcast",
@@ -352,6 +353,10 @@ def array_in_layout(arr: np.ndarray, layout: str) -> np.ndarray:
         # Every axis reversed, size-1 axes included (np.flip keeps their negative stride,
         # which np.ascontiguousarray then leaves in place: np.flip(np.array([7]))).
         return np.flip(np.flip(arr).copy())
+    if layout == "fortran-flipped" and arr.ndim >= 2:
+        # Fortran order with the last axis reversed: the first stride is the item size and a
+        # later one is negative (a column-major block read right to left).
+        return np.asfortranarray(arr[..., ::-1])[..., ::-1]
     if layout == "sliced" and arr.ndim >= 1:
         store = np.zeros(arr.shape[:-1] + (2 * arr.shape[-1] + 1,), dtype=arr.dtype)
         store[..., 1::2] = arr

@@ -7,6 +7,10 @@ def test_buffer_init(target, device):
     P.prop_buffer_init(target, device)
 
 
+def test_buffer_wide_unsigned(target, device):
+    P.prop_buffer_wide_unsigned(target, device)
+
+
 def test_buffer_numpy_rejected(target, device):
     P.prop_buffer_numpy_rejected(target, device)
 

@@ -32,6 +32,7 @@ from .properties import (
     prop_buffer_numpy_rejected,
     prop_buffer_roundtrip,
     prop_buffer_state_machine,
+    prop_buffer_wide_unsigned,
 )
 from .refusals import BUFFER_ARGUMENT_NAMES, check_buffer_rejected, check_numpy_view_rejected
 
@@ -56,6 +57,7 @@ __all__ = [
     "prop_buffer_copy_sizes",
     "prop_buffer_init",
     "prop_buffer_numpy_rejected",
+    "prop_buffer_wide_unsigned",
     "prop_buffer_roundtrip",
     "prop_buffer_state_machine",
     "repr_spec",

@@ -126,4 +126,11 @@ def _judge_built(target: Target, buf: Any, spec: dict[str, Any], device: torch.d
                     call=call,
                 )
             buf.cpu.copy_(before)
+    else:
+        try:
+            arr = buf.np
+        except AttributeError:
+            pass
+        else:  # vLLM documents "AttributeError if self.np is accessed when with_numpy=False"
+            fail("buffer", "with_numpy=False: .np", got=f"{type(arr).__name__}", expected="AttributeError", call=call)
     return buf

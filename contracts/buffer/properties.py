@@ -43,6 +43,22 @@ def prop_buffer_init(target: Target, device: torch.device, **overrides: Any) -> 
     run_given(body, overrides, cap=30)
 
 
+@prop("buffer", table=True)
+def prop_buffer_wide_unsigned(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: uint16, uint32 and uint64 buffers (token ids as uint32), with and without ``.np``: built and copied as any other."""
+    require_device(target, device, "buffer")
+    target.require("buffer", "buffer")
+    del overrides
+    rows = Rows("buffer wide unsigned")
+    for dtype in hs.UNSIGNED_WIDE_DTYPES:
+        for with_numpy in (True, False):
+            spec = {"size": (4, 3), "dtype": dtype, "pin_memory": False, "with_numpy": with_numpy}
+            rows.row(check_buffer_init, target, spec, device)
+            values = torch.arange(12, dtype=torch.int64).reshape(4, 3).to(dtype)
+            rows.row(check_copy_to_gpu, target, spec, device, 3, values)
+    rows.finish()
+
+
 @prop("buffer")
 def prop_buffer_numpy_rejected(target: Target, device: torch.device, **overrides: Any) -> None:
     """buffer: with_numpy=True for bfloat16 / float8 raises ValueError."""

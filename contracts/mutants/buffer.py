@@ -184,3 +184,30 @@ def buffer_refusals_name_nothing() -> Target:
         copy_to_cpu = bare(h2d_impl.CpuGpuBuffer.copy_to_cpu)
 
     return reference_target("buffer_refusals_name_nothing", buffer_cls=B)
+
+
+@mutant(killed_by=("buffer",))
+def numpy_view_none_without_numpy() -> Target:
+    """with_numpy=False leaves ``.np = None`` ("always defined") where AttributeError is documented."""
+
+    class B(ReferenceBuffer):
+        def __init__(self, *size: Any, **kwargs: Any) -> None:
+            super().__init__(*size, **kwargs)
+            if not kwargs.get("with_numpy", True):
+                self.np = None
+
+    return reference_target("numpy_view_none_without_numpy", buffer_cls=B)
+
+
+@mutant(killed_by=("buffer",))
+def wide_unsigned_numpy_refused() -> Target:
+    """A buffer's numpy dtype table lacks uint16/uint32/uint64: such buffers with ``.np`` raise ValueError."""
+
+    class B(ReferenceBuffer):
+        def __init__(self, *size: Any, **kwargs: Any) -> None:
+            wide = (getattr(torch, "uint16", None), getattr(torch, "uint32", None), getattr(torch, "uint64", None))
+            if kwargs.get("dtype") in wide and kwargs.get("with_numpy", True):
+                raise ValueError(f"dtype={kwargs['dtype']} has no numpy dtype for .np")
+            super().__init__(*size, **kwargs)
+
+    return reference_target("wide_unsigned_numpy_refused", buffer_cls=B)

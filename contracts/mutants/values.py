@@ -171,3 +171,15 @@ def bfloat16_staged_through_float16_when_large() -> Target:
         return R.async_tensor_h2d(data, device, dtype, out)
 
     return reference_target("bfloat16_staged_through_float16_when_large", fn)
+
+
+@mutant(killed_by=("values",))
+def numpy_fast_path_first_stride() -> Target:
+    """ndarrays whose first stride is the item size go to ``torch.from_numpy`` untouched: a negative stride in a later axis raises."""
+
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
+        if isinstance(data, np.ndarray) and data.ndim >= 2 and data.strides[0] == data.itemsize:
+            data = torch.from_numpy(data)  # raises ValueError for a negative stride in another axis
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return reference_target("numpy_fast_path_first_stride", fn)
