@@ -37,6 +37,7 @@ from h2d_contracts.harness.runner import Rows, run_given
 from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import NotApplicable, fail
 from h2d_contracts.strategies.schedules import (
+    STAGED_WRITE_DTYPES,
     pool_schedules,
     pool_specs,
     row_length,
@@ -408,6 +409,42 @@ def prop_staged_writes(target: Target, device: torch.device, **overrides: Any) -
         check_staged_writes(target, spec, data.draw(staging_schedules(spec), label="schedule"))
 
     run_given(body, overrides)
+
+
+def _chunk_schedules(dtype: torch.dtype) -> list[tuple[dict[str, Any], list[tuple[Any, ...]]]]:
+    """Fixed schedules across vLLM's 1,024-element chunks: whole rows of 2,100, writes straddling 1,024 and 2,048, overlaps."""
+
+    def values(n: int, base: int) -> list[Any]:
+        return [float(base + i) if dtype.is_floating_point else base + i for i in range(n)]
+
+    row = 2 * 1024 + 52
+    return [
+        ({"size": (3, row), "dtype": dtype}, [("write", 0, 0, values(row, 1)), ("apply",)]),
+        (
+            {"size": (3, row), "dtype": dtype},
+            [("write", 2, 1000, values(1030, 7)), ("write", 2, 1020, values(8, 9000)), ("apply",)],
+        ),
+        (
+            {"size": (2, row), "dtype": dtype},
+            [("write", 1, 1023, values(1026, 3)), ("apply",), ("write", 1, 2047, values(row - 2047, 50)), ("apply",)],
+        ),
+        (
+            {"size": (2, 1025), "dtype": dtype},
+            [("bad", 0, 1, values(1025, 1)), ("write", 1, 0, values(1025, 2)), ("apply",)],
+        ),
+    ]
+
+
+@prop("staged-write", table=True)
+def prop_staged_chunks(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staged-write: writes of 1,025 to 2,100 values across the chunk boundaries, in every dtype (a table: no luck needed)."""
+    target.require("buffer-utils", "staged-write")
+    del overrides
+    rows = Rows("staged-write chunks")
+    for dtype in STAGED_WRITE_DTYPES:
+        for spec, schedule in _chunk_schedules(dtype):
+            rows.row(check_staged_writes, target, {**spec, "device": _device_str(device)}, schedule)
+    rows.finish()
 
 
 @prop("staged-write", table=True)

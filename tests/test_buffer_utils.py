@@ -7,6 +7,10 @@ def test_staged_writes(target, device):
     P.prop_staged_writes(target, device)
 
 
+def test_staged_chunks(target, device):
+    P.prop_staged_chunks(target, device)
+
+
 def test_staged_dtypes(target, device):
     P.prop_staged_dtypes(target, device)
 

@@ -39,6 +39,10 @@ def test_back_to_back(target, cuda_device):
     P.prop_back_to_back(target, cuda_device)
 
 
+def test_back_to_back_idle(target, cuda_device):
+    P.prop_back_to_back_idle(target, cuda_device)
+
+
 def test_pinned_hazard(target, cuda_device):
     P.prop_pinned_hazard(target, cuda_device)
 

@@ -55,7 +55,7 @@ def staged_writes_first_wins() -> Target:
     return reference_target("staged_writes_first_wins", buffer_utils=_utils(StagedWriteTensor=Staged))
 
 
-@mutant(killed_by=("staged-write",))
+@mutant(killed_by=("staged-write",), by=("prop_staged_chunks",))
 def staged_write_one_chunk() -> Target:
     """A staged write copies at most one 1,024-element chunk (a grid of one program per write): the rest of a long write is lost."""
 
