@@ -21,6 +21,29 @@ from ._host import check_dtype_arg, pin_memory_available
 __all__ = ["CpuGpuBuffer"]
 
 
+def row_count(n: Any, capacity: int, of: str = "") -> int:
+    """``n`` as a count of rows in ``[0, capacity]``: the ``n`` of ``copy_to_gpu(n)``, ``uva(n)`` and the like.
+
+    Raises:
+        TypeError: ``n`` is not an int (a bool, a float, a string, a tensor other than a
+            0-d integer one), naming ``n``.
+        IndexError: ``n`` is outside ``[0, capacity]``, naming ``n`` (and ``of``, what the
+            capacity is, when given).
+    """
+    if isinstance(n, (bool, np.bool_)) or (
+        isinstance(n, torch.Tensor)
+        and (n.dim() != 0 or n.dtype is torch.bool or n.is_floating_point() or n.is_complex())
+    ):
+        raise TypeError(f"n must be an int or None, got {n!r}")
+    try:
+        rows = operator.index(n)
+    except TypeError:
+        raise TypeError(f"n must be an int or None, got {n!r}") from None
+    if not 0 <= rows <= capacity:
+        raise IndexError(f"n={rows} is outside [0, {capacity}]" + (f" ({of})" if of else ""))
+    return rows
+
+
 class CpuGpuBuffer:
     """A zero-initialised host buffer (``.cpu``, ``.np``) and its device twin (``.gpu``).
 
@@ -116,20 +139,7 @@ class CpuGpuBuffer:
         return self.cpu.shape[0]
 
     def _rows(self, n: Any) -> int | None:
-        if n is None:
-            return None
-        if isinstance(n, (bool, np.bool_)) or (
-            isinstance(n, torch.Tensor)
-            and (n.dim() != 0 or n.dtype is torch.bool or n.is_floating_point() or n.is_complex())
-        ):
-            raise TypeError(f"n must be an int or None, got {n!r}")
-        try:
-            rows = operator.index(n)
-        except TypeError:
-            raise TypeError(f"n must be an int or None, got {n!r}") from None
-        if not 0 <= rows <= self.capacity:
-            raise IndexError(f"n={rows} is outside [0, {self.capacity}] (the buffer's row capacity)")
-        return rows
+        return None if n is None else row_count(n, self.capacity, "the buffer's row capacity")
 
     def copy_to_gpu(self, n: int | None = None) -> torch.Tensor:
         """Copy rows ``[0, n)`` of ``.cpu`` to ``.gpu`` with ``non_blocking=True``.

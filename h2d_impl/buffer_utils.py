@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from ._host import pin_memory_available
+from .buffer import row_count
 from .h2d import async_tensor_h2d
 
 __all__ = [
@@ -114,19 +115,6 @@ def _dtype(dtype: Any, allowed: Sequence[torch.dtype] | None = None) -> torch.dt
     return dtype
 
 
-def _rows(n: Any, capacity: int, name: str = "n") -> int:
-    """``n`` as a row count in ``[0, capacity]``: TypeError for a non-int (bool too), IndexError past the bounds."""
-    if isinstance(n, bool):
-        raise TypeError(f"{name} must be an int, got bool")
-    try:
-        n = operator.index(n)
-    except TypeError:
-        raise TypeError(f"{name} must be an int, got {type(n).__name__}") from None
-    if not 0 <= n <= capacity:
-        raise IndexError(f"{name}={n} is outside [0, {capacity}]")
-    return int(n)
-
-
 class UvaBuffer:
     """A pinned ``.cpu`` tensor, its ``.np`` view, and ``uva(n)``: a device view of the same memory (vLLM's ``UvaBuffer``).
 
@@ -157,7 +145,7 @@ class UvaBuffer:
         """The device view of the first ``n`` rows (all if None); IndexError/TypeError naming ``n`` past ``[0, rows]``."""
         if n is None:
             return self._uva
-        return self._uva[: _rows(n, self.cpu.shape[0])]
+        return self._uva[: row_count(n, self.cpu.shape[0])]
 
 
 class NonUvaBuffer:
@@ -188,7 +176,7 @@ class NonUvaBuffer:
         """Copy the first ``n`` rows (all if None) to the twin and return the twin's rows; IndexError/TypeError naming ``n``."""
         if n is None:
             return self._uva.copy_(self.cpu, non_blocking=True)
-        n = _rows(n, self.cpu.shape[0])
+        n = row_count(n, self.cpu.shape[0])
         return self._uva[:n].copy_(self.cpu[:n], non_blocking=True)
 
 
@@ -295,7 +283,7 @@ class UvaBackedTensor:
 
     def copy_to_uva(self, n: int | None = None) -> torch.Tensor:
         """Send the first ``n`` rows (all if None) through the pool; ``.gpu`` becomes their view. IndexError/TypeError naming ``n``."""
-        rows = self.np if n is None else self.np[: _rows(n, self.cpu.shape[0])]
+        rows = self.np if n is None else self.np[: row_count(n, self.cpu.shape[0])]
         self.gpu = self.pool.copy_to_uva(rows)
         return self.gpu
 
@@ -407,7 +395,7 @@ class StagedWriteTensor:
         """
         if not self._staged_write_indices:
             return
-        _write(self.gpu, *self.staged_positions())
+        _write(self.gpu, *_converted(self))
         self.clear_staged_writes()
 
     def clear_staged_writes(self) -> None:
@@ -419,9 +407,15 @@ class StagedWriteTensor:
         self._staged_write_max_len = 0
 
 
-def _write(gpu: torch.Tensor, positions: np.ndarray, values: list[int | float]) -> None:
-    """``gpu.view(-1)[positions] = values`` with the last write of a position winning, on ``gpu``'s current stream."""
-    contents = async_tensor_h2d(values, device=gpu.device, dtype=gpu.dtype)  # validated, staged: a snapshot
+def _converted(t: StagedWriteTensor) -> tuple[np.ndarray, torch.Tensor]:
+    """``t``'s staged positions, and its staged values on ``.gpu``'s device in its dtype: converted (and validated,
+    so a value the dtype cannot hold raises before anything is written) by ``async_tensor_h2d``, staged: a snapshot."""
+    positions, values = t.staged_positions()
+    return positions, async_tensor_h2d(values, device=t.gpu.device, dtype=t.gpu.dtype)
+
+
+def _write(gpu: torch.Tensor, positions: np.ndarray, contents: torch.Tensor) -> None:
+    """``gpu.view(-1)[positions] = contents`` with the last write of a position winning, on ``gpu``'s current stream."""
     _, last_rev = np.unique(positions[::-1], return_index=True)
     keep = np.sort(len(positions) - 1 - last_rev)  # the last write of each position, in staging order
     where = async_tensor_h2d(positions[keep], device=gpu.device)
@@ -446,7 +440,14 @@ class FusedStagedWriter:
 
     def __init__(self, device: torch.device | str, max_writes: int, max_concurrency: int | None = None) -> None:
         self.device = torch.device(device)
-        self.max_writes = _rows(max_writes, 1 << 62, "max_writes")
+        try:
+            if isinstance(max_writes, bool):
+                raise TypeError
+            self.max_writes = operator.index(max_writes)
+        except TypeError:
+            raise TypeError(f"max_writes must be an int, got {type(max_writes).__name__}") from None
+        if self.max_writes < 0:
+            raise IndexError(f"max_writes={self.max_writes} is negative")
         self.max_concurrency = DEFAULT_MAX_CONCURRENCY if max_concurrency is None else max_concurrency
 
     def apply(
@@ -459,16 +460,10 @@ class FusedStagedWriter:
             raise ValueError("output_ptrs must hold each tensor's .gpu.data_ptr(), in the order of tensors")
         if strides != [t.gpu.stride(0) for t in tensors]:
             raise ValueError("output_strides must hold each tensor's .gpu.stride(0), in the order of tensors")
-        staged = [t.staged_positions() for t in tensors]
-        for t, (_positions, values) in zip(tensors, staged, strict=True):  # validate every tensor's values first
-            if values:
-                _check_values(values, t.dtype)
-        for t, (positions, values) in zip(tensors, staged, strict=True):
-            if values:
-                _write(t.gpu, positions, values)
+        # every tensor's values converted (so validated) before any tensor is written
+        pending = [t for t in tensors if t._staged_write_indices]
+        converted = [_converted(t) for t in pending]
+        for t, (positions, contents) in zip(pending, converted, strict=True):
+            _write(t.gpu, positions, contents)
         for t in tensors:
             t.clear_staged_writes()
-
-
-def _check_values(values: list[int | float], dtype: torch.dtype) -> None:
-    async_tensor_h2d(values, device="cpu", dtype=dtype)
