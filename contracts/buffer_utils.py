@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 
 from h2d_contracts.harness.calling import synchronize
 from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.oracle import assert_same_values
 from h2d_contracts.harness.registry import prop
 from h2d_contracts.harness.runner import Rows, run_given
 from h2d_contracts.harness.target import Target
@@ -78,18 +79,6 @@ def _utils(target: Target, contract: str, name: str) -> Any:
     if cls is None:
         raise NotApplicable(f"contract '{contract}' needs buffer_utils.{name}, which target '{target.name}' lacks")
     return cls
-
-
-def _bits(t: torch.Tensor) -> np.ndarray:
-    host = t.detach().to("cpu").contiguous().reshape(-1)
-    if host.dtype == torch.float32:
-        host = host.view(torch.int32)
-    return host.numpy().copy()
-
-
-def _model_values(values: list[Any], dtype: torch.dtype) -> np.ndarray:
-    """``values`` converted as torch converts them (the model's bits)."""
-    return _bits(torch.tensor(values, dtype=dtype))
 
 
 def _short(op: tuple[Any, ...]) -> str:
@@ -139,16 +128,16 @@ def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tup
     cls = _utils(target, "staged-write", "StagedWriteTensor")
     size, dtype, row = spec["size"], spec["dtype"], row_length(spec["size"])
     t = cls(size, dtype, torch.device(spec["device"]))
-    model = _bits(torch.zeros(size, dtype=dtype))
-    pending: list[tuple[int, np.ndarray]] = []
+    model = torch.zeros(size, dtype=dtype)  # values converted as torch.tensor converts them
+    pending: list[tuple[int, torch.Tensor]] = []
     for i, op in enumerate(schedule):
         call = _schedule_call(spec, list(schedule[: i + 1]))
         if op[0] == "write":
             t.stage_write(op[1], op[2], list(op[3]))
-            pending.append((op[1] * row + op[2], _model_values(list(op[3]), dtype)))
+            pending.append((op[1] * row + op[2], torch.tensor(list(op[3]), dtype=dtype)))
         elif op[0] == "elem":
             t.stage_write_elem(op[1], op[2])
-            pending.append((op[1] * row, _model_values([op[2]], dtype)))
+            pending.append((op[1] * row, torch.tensor([op[2]], dtype=dtype)))
         elif op[0] == "bad":
             _refused(
                 "staged-write",
@@ -161,19 +150,11 @@ def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tup
         else:
             t.apply_write()
             synchronize()
-            for at, bits in pending:
-                model[at : at + len(bits)] = bits
+            for at, values in pending:
+                model.view(-1)[at : at + len(values)] = values
             pending.clear()
-            got = _bits(t.gpu)
-            if not np.array_equal(got, model):
-                where = int(np.flatnonzero(got != model)[0])
-                fail(
-                    "staged-write",
-                    f"after apply_write, element {where} (row {where // row}, column {where % row})",
-                    got=f"bits {got[where]:#x}",
-                    expected=f"bits {model[where]:#x} (the last staged write there, or what was before)",
-                    call=call,
-                )
+            # bit for bit, NaN payloads included: the model's values went through the same conversion
+            assert_same_values(t.gpu, model, contract="staged-write", call=call, nan_payloads=True)
 
 
 @check("staged-write")
@@ -209,16 +190,8 @@ def check_fused_writes(target: Target, specs: list[dict[str, Any]], schedules: l
         t.apply_write()
     synchronize()
     for k, (a, b) in enumerate(zip(fused, alone, strict=True)):
-        got, want = _bits(a.gpu), _bits(b.gpu)
-        if not np.array_equal(got, want):
-            where = int(np.flatnonzero(got != want)[0])
-            fail(
-                "fused-writes",
-                f"tensor {k} ({specs[k]['dtype']}), element {where} after one fused apply",
-                got=f"bits {got[where]:#x}",
-                expected=f"bits {want[where]:#x} (its own apply_write)",
-                call=call,
-            )
+        # bit for bit against the tensor's twin given its own apply_write
+        assert_same_values(a.gpu, b.gpu.cpu(), contract="fused-writes", call=f"{call}  # tensor {k}", nan_payloads=True)
     for t in fused:  # cleared tensors: a write still staged shows on the next apply
         t.gpu.zero_()
         t.apply_write()

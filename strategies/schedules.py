@@ -24,6 +24,7 @@ __all__ = [
     "pool_schedules",
     "pool_specs",
     "row_length",
+    "row_number",
     "staged_tensor_specs",
     "staging_schedules",
     "write_values",
@@ -34,6 +35,11 @@ STAGED_WRITE_DTYPES = (torch.int32, torch.int64, torch.float32)
 #: Elements vLLM's ``_apply_write_kernel`` copies per program: writes are drawn across these chunks.
 WRITE_BLOCK = 1024
 _COLUMNS = (1, 2, 3, 8, 17, WRITE_BLOCK - 1, WRITE_BLOCK, WRITE_BLOCK + 1, 2 * WRITE_BLOCK + 52)
+
+
+def row_number(size: int | tuple[int, ...]) -> int:
+    """Rows of a tensor of ``size`` (an int size is its own row count)."""
+    return size if isinstance(size, int) else int(size[0])
 
 
 def row_length(size: int | tuple[int, ...]) -> int:
@@ -75,7 +81,7 @@ def _clip(dtype: torch.dtype, v: Any) -> Any:
 
 @st.composite
 def _write(draw: st.DrawFn, spec: dict[str, Any], earlier: list[tuple[Any, ...]]) -> tuple[Any, ...]:
-    rows, row = (spec["size"] if isinstance(spec["size"], int) else spec["size"][0]), row_length(spec["size"])
+    rows, row = row_number(spec["size"]), row_length(spec["size"])
     writes = [op for op in earlier if op[0] == "write"]
     overlap = draw(st.booleans(), label="overlap an earlier write") if writes else False
     if overlap:
@@ -92,7 +98,7 @@ def _write(draw: st.DrawFn, spec: dict[str, Any], earlier: list[tuple[Any, ...]]
 
 @st.composite
 def _bad(draw: st.DrawFn, spec: dict[str, Any]) -> tuple[Any, ...]:
-    rows, row = (spec["size"] if isinstance(spec["size"], int) else spec["size"][0]), row_length(spec["size"])
+    rows, row = row_number(spec["size"]), row_length(spec["size"])
     kind = draw(
         st.sampled_from(["row past the end", "negative row", "past the row's end", "negative start"]), label="bad"
     )
@@ -112,7 +118,7 @@ def staging_schedules(draw: st.DrawFn, spec: dict[str, Any], *, bad: bool = True
     """1 to 10 operations ending with ``("apply",)``: writes (overlapping, across chunks), single elements, applies, bad writes."""
     ops: list[tuple[Any, ...]] = []
     kinds = ["write", "write", "elem", "apply"] + (["bad"] if bad else [])
-    rows = spec["size"] if isinstance(spec["size"], int) else spec["size"][0]
+    rows = row_number(spec["size"])
     for _ in range(draw(st.integers(1, 10), label="operations")):
         kind = draw(st.sampled_from(kinds), label="operation")
         if kind == "write":
@@ -139,7 +145,7 @@ def pool_specs(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def pool_schedules(draw: st.DrawFn, spec: dict[str, Any]) -> list[Any]:
     """2 to 9 steps' host inputs, each distinct from the others (step k's values start at 100 k), some past a slot's rows."""
-    rows = spec["size"] if isinstance(spec["size"], int) else spec["size"][0]
+    rows = row_number(spec["size"])
     tail = () if isinstance(spec["size"], int) else tuple(spec["size"][1:])
     np_dtype = {torch.int32: np.int32, torch.int64: np.int64, torch.float32: np.float32}[spec["dtype"]]
     steps: list[Any] = []
