@@ -59,7 +59,27 @@ def free_globals(nodes: list[ast.stmt]) -> set[str]:
     return {n for n in loaded - bound if not hasattr(builtins, n)}
 
 
-def load_definitions(path: str | Path, names: list[str], namespace: dict[str, Any], module_name: str) -> dict[str, Any]:
+class _DropImports(ast.NodeTransformer):
+    """Replaces ``from M import ...`` inside the definitions, for M in ``modules``, by ``pass`` (the names become globals)."""
+
+    def __init__(self, modules: frozenset[str]) -> None:
+        self.modules = modules
+        self.dropped: set[str] = set()
+
+    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.stmt:
+        if node.module in self.modules:
+            self.dropped.update(a.asname or a.name for a in node.names)
+            return ast.copy_location(ast.Pass(), node)
+        return node
+
+
+def load_definitions(
+    path: str | Path,
+    names: list[str],
+    namespace: dict[str, Any],
+    module_name: str,
+    local_imports: frozenset[str] = frozenset(),
+) -> dict[str, Any]:
     """Execute the top-level definitions ``names`` of the file at ``path`` in a fresh namespace.
 
     Args:
@@ -67,6 +87,10 @@ def load_definitions(path: str | Path, names: list[str], namespace: dict[str, An
         names: top-level function / class names to load.
         namespace: the globals they may use (name -> object).
         module_name: ``__name__`` for the loaded code (shows in reprs and ``__module__``).
+        local_imports: modules whose ``from M import x`` statements *inside* the definitions
+            are dropped, ``x`` then read from ``namespace`` like any global (vLLM's
+            ``NonUvaBuffer`` imports ``current_platform`` from ``vllm.platforms`` when it runs,
+            which would import vLLM's dependency tree). Nothing else of the code changes.
 
     Returns:
         name -> the loaded object.
@@ -83,9 +107,14 @@ def load_definitions(path: str | Path, names: list[str], namespace: dict[str, An
         if node is None:
             raise LookupError(f"{path}: no top-level def or class named {name!r}")
         nodes.append(node)
+    if local_imports:
+        dropper = _DropImports(local_imports)
+        nodes = [dropper.visit(n) for n in nodes]
+        ast.fix_missing_locations(ast.Module(body=nodes, type_ignores=[]))
     missing = sorted(free_globals(nodes) - set(namespace))
     if missing:
         raise NameError(f"{path}: {', '.join(names)} use globals {missing} that the adapter does not supply")
+    nodes.sort(key=lambda n: n.lineno)  # in the file's order, as importing it would define them
     module = ast.Module(body=nodes, type_ignores=[])
     env: dict[str, Any] = {"__name__": module_name, "__file__": str(path), "__builtins__": builtins, **namespace}
     # the file's `from __future__ import annotations` applies to its definitions (annotations stay strings)

@@ -20,7 +20,10 @@
    :func:`inputs_from_annotation`) and the protocol arguments the signature requires
    (``dtype`` and ``device`` for ``(data, dtype, target_device, pin_memory)``);
 4. ``CpuGpuBuffer`` from ``vllm/v1/utils.py`` (0.10.2 on) and the CPU-worker variant from
-   ``vllm/v1/worker/cpu/shm.py`` (0.23.0 on), where the release has them.
+   ``vllm/v1/worker/cpu/shm.py`` (0.23.0 on), where the release has them;
+5. Model Runner V2's transfer utilities from ``vllm/v1/worker/gpu/buffer_utils.py``
+   (capability ``"buffer-utils"``), where the release has them
+   (:mod:`contracts.targets.vllm_buffer_utils` says what the kit supplies).
 
 ``--h2d-impl vllm-device-dtype`` and ``vllm-pin-memory`` name a family explicitly and
 refuse an installed release of another signature, saying which name fits.
@@ -55,7 +58,7 @@ from typing import Any, cast
 import numpy as np
 import torch
 
-from . import INPUT_KINDS, Target, TargetLoadError, torch_pin_memory_available
+from . import INPUT_KINDS, Target, TargetLoadError, torch_pin_memory_available, vllm_buffer_utils
 from .adapters import keyword_call
 from .source import load_definitions
 
@@ -135,6 +138,8 @@ class Located:
         required: protocol arguments (``device``, ``dtype``, ``out``) it has no default for.
         buffer: the file defining ``CpuGpuBuffer``, or None.
         cpu_variant: the file defining the CPU-worker ``async_tensor_h2d``, or None.
+        buffer_utils: Model Runner V2's ``vllm/v1/worker/gpu/buffer_utils.py``, or None
+            (:mod:`contracts.targets.vllm_buffer_utils`).
     """
 
     version: str
@@ -145,6 +150,7 @@ class Located:
     required: frozenset[str]
     buffer: Path | None
     cpu_variant: Path | None
+    buffer_utils: Path | None = None
 
     @property
     def family(self) -> str | None:
@@ -216,6 +222,7 @@ def locate() -> Located:
         required=required,
         buffer=buffer if _def_of(buffer, "CpuGpuBuffer", ast.ClassDef) is not None else None,
         cpu_variant=variant if _def_of(variant, "async_tensor_h2d") is not None else None,
+        buffer_utils=vllm_buffer_utils.find(root),
     )
 
 
@@ -270,8 +277,17 @@ def _build(found: Located) -> Target:
     extra = {"pin_memory": pin} if "pin_memory" in found.params else {}
     main: Callable[..., torch.Tensor] = fn if family == "vllm" else keyword_call(fn, own_names, extra)
     cpu_variant = variant if variant is None or family == "vllm" else keyword_call(variant, own_names, {})
+    utils, utils_notes = None, []
+    if found.buffer_utils is not None:
+        try:
+            utils, utils_notes = vllm_buffer_utils.load(found.buffer_utils, fn)
+        except NameError as exc:
+            raise TargetLoadError(
+                f"{exc}: a vLLM release this adapter does not know yet; write a target for it (docs/targets.md)"
+            ) from exc
     caps = (
         {"cuda"}
+        | ({"buffer-utils"} if utils is not None else set())
         | ({"out"} if "out" in found.params else set())
         | ({"buffer"} if buffer_cls else set())
         | ({"cpu-variant"} if cpu_variant else set())
@@ -285,6 +301,7 @@ def _build(found: Located) -> Target:
         f"PIN_MEMORY / is_pin_memory_available() = {pin} (torch {'can' if pin else 'cannot'} pin here; vLLM's platform answer on this machine)",
         f"CpuGpuBuffer {'from ' + cast(Path, found.buffer).relative_to(found.root.parent).as_posix() if buffer_cls else 'absent'}",
         f"CPU-worker variant {'from ' + cast(Path, found.cpu_variant).relative_to(found.root.parent).as_posix() if cpu_variant else 'absent'}",
+        *utils_notes,
     ]
     return Target(
         name=family,
@@ -302,6 +319,7 @@ def _build(found: Located) -> Target:
         # a buffer's .gpu being its .cpu (0.10.2-0.11.0: self.gpu = self.cpu.to(device)) are
         # stand-ins for a device copy, not judged
         host_copy=False,
+        buffer_utils=utils,
     )
 
 

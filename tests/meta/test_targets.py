@@ -12,6 +12,7 @@ import re
 import shlex
 import subprocess
 import sys
+import importlib.util
 import textwrap
 from pathlib import Path
 
@@ -127,6 +128,27 @@ def test_load_definitions_takes_only_the_named_code(tmp_path):
         load_definitions(src, ["f"], {}, "fake.mod")
     with pytest.raises(LookupError, match="nope"):
         load_definitions(src, ["nope"], {}, "fake.mod")
+
+
+def test_load_definitions_reads_named_local_imports_from_the_namespace(tmp_path):
+    """A function-local ``from M import x`` of a listed module reads ``x`` from the namespace, never importing M."""
+    src = tmp_path / "mod.py"
+    src.write_text(
+        "class C:\n"
+        "    def __init__(self):\n"
+        "        from h2d_no_such_module.platforms import current_platform\n"
+        "        import json\n"
+        "        self.kind = current_platform.device_type + json.dumps(1)\n"
+    )
+    platform = type("P", (), {"device_type": "cpu"})
+    with pytest.raises(ModuleNotFoundError):  # unlisted: the import runs as written
+        load_definitions(src, ["C"], {}, "fake.mod")["C"]()
+    with pytest.raises(NameError, match="current_platform"):  # listed: the namespace must supply it
+        load_definitions(src, ["C"], {}, "fake.mod", local_imports=frozenset({"h2d_no_such_module.platforms"}))
+    loaded = load_definitions(
+        src, ["C"], {"current_platform": platform}, "fake.mod", local_imports=frozenset({"h2d_no_such_module.platforms"})
+    )
+    assert loaded["C"]().kind == "cpu1"
 
 
 def test_free_globals_ignores_locals_and_builtins():
@@ -470,6 +492,59 @@ def test_vllm_target_loads_and_declares_what_it_has():
             and not target.requires
         )
     check_values(target, [[1, 2], [3, 4]], {"device": CPU})
+
+
+def test_vllm_buffer_utils_are_loaded_from_source_with_what_the_kit_supplies(tmp_path, monkeypatch):
+    """A release with Model Runner V2's buffer_utils gets capability buffer-utils, its classes run from its source."""
+    pkg = tmp_path / "vllm"
+    (pkg / "utils").mkdir(parents=True)
+    (pkg / "v1" / "worker" / "gpu").mkdir(parents=True)
+    for d in (pkg, pkg / "utils", pkg / "v1", pkg / "v1" / "worker", pkg / "v1" / "worker" / "gpu"):
+        (d / "__init__.py").write_text("")
+    (pkg / "utils" / "torch_utils.py").write_text(
+        "def async_tensor_h2d(data: list | np.ndarray | torch.Tensor, device=None, dtype=None, out=None):\n"
+        "    return torch.as_tensor(data, dtype=dtype).to(device)\n"
+    )
+    (pkg / "v1" / "worker" / "gpu" / "buffer_utils.py").write_text(
+        "from vllm.platforms import current_platform\n"  # module level: never executed by the loader
+        "class NonUvaBuffer:\n"
+        "    def __init__(self, size, dtype):\n"
+        "        from vllm.platforms import current_platform\n"
+        "        self.cpu = torch.zeros(size, dtype=dtype)\n"
+        "        self._uva = torch.zeros(size, dtype=dtype, device=current_platform.device_type)\n"
+        "    def uva(self, n=None):\n"
+        "        return self._uva[:n].copy_(self.cpu[:n])\n"
+        "class UvaBuffer(NonUvaBuffer):\n"
+        "    pass\n"
+        "class UvaBufferPool:\n"
+        "    def __init__(self, size, dtype, max_concurrency=None):\n"
+        "        self.buf = (UvaBuffer if is_uva_available() else NonUvaBuffer)(size, dtype)\n"
+        "class UvaBackedTensor:\n"
+        "    pass\n"
+        "class StagedWriteTensor:\n"
+        "    def apply_write(self):\n"
+        "        _apply_write_kernel[(1,)](_num_write_chunks(1))\n"
+        "class FusedStagedWriter:\n"
+        "    pass\n"
+        "def _num_write_chunks(n):\n"
+        "    return triton.cdiv(n, _WRITE_BLOCK_SIZE)\n"
+        "@triton.jit\n"
+        "def _apply_write_kernel(x):\n"
+        "    pass\n"
+        "@triton.jit\n"
+        "def _load_ptr(x):\n"
+        "    return tl.load(x)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    target = load_target("vllm")
+    assert "buffer-utils" in target.capabilities and "buffer_utils.py (source-loaded)" in target.notes
+    pool = target.buffer_utils.UvaBufferPool(4, torch.int32)
+    assert type(pool.buf).__name__ == ("UvaBuffer" if torch.cuda.is_available() else "NonUvaBuffer")
+    assert pool.buf.uva(2).shape == (2,)
+    staged = target.buffer_utils.StagedWriteTensor
+    has_triton = importlib.util.find_spec("triton") is not None
+    assert (staged is not None) == has_triton
+    assert ("triton not installed" in target.notes) == (not has_triton)
 
 
 def test_a_vllm_family_name_refuses_another_family(tmp_path, monkeypatch):
