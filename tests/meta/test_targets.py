@@ -7,12 +7,12 @@ exit status and the report: each of them fails if the machinery stops doing its 
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shlex
 import subprocess
 import sys
-import importlib.util
 import textwrap
 from pathlib import Path
 
@@ -146,7 +146,11 @@ def test_load_definitions_reads_named_local_imports_from_the_namespace(tmp_path)
     with pytest.raises(NameError, match="current_platform"):  # listed: the namespace must supply it
         load_definitions(src, ["C"], {}, "fake.mod", local_imports=frozenset({"h2d_no_such_module.platforms"}))
     loaded = load_definitions(
-        src, ["C"], {"current_platform": platform}, "fake.mod", local_imports=frozenset({"h2d_no_such_module.platforms"})
+        src,
+        ["C"],
+        {"current_platform": platform},
+        "fake.mod",
+        local_imports=frozenset({"h2d_no_such_module.platforms"}),
     )
     assert loaded["C"]().kind == "cpu1"
 
