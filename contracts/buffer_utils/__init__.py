@@ -1,0 +1,63 @@
+"""Contracts of Model Runner V2's transfer utilities: ``uva``, ``pool``, ``staged-write``, ``fused-writes``.
+
+The classes of vLLM 0.33.0's ``vllm/v1/worker/gpu/buffer_utils.py`` (a target's
+``buffer_utils``, capability ``"buffer-utils"``), judged against a numpy model:
+
+- ``staged-write``: a ``StagedWriteTensor`` after any schedule of ``stage_write`` /
+  ``stage_write_elem`` / ``apply_write`` holds exactly what the model holds (writes applied
+  in staging order, bit for bit, across vLLM's 1,024-element chunks); a write past the
+  tensor's rows or a row's end (or a negative index or start) is refused with an
+  exception naming the argument (never an ``assert``: ``python -O`` removes it) and
+  nothing is staged; a dtype outside int32/int64/float32 is refused with ``ValueError``.
+- ``fused-writes``: one ``FusedStagedWriter.apply`` leaves every tensor as its own
+  ``apply_write`` would, and clears all their staged writes.
+- ``pool``: a ``UvaBufferPool``'s reader sees its own step's data while at most
+  ``max_concurrency`` steps are in flight (readers retired before a slot is reused, as
+  vLLM asks of callers), growth included; ``x`` whose rows are not a slot's rows is refused.
+- ``uva``: ``uva(n)`` is the first ``n`` rows of ``.cpu``, refused past the rows (IndexError
+  naming ``n``); on CUDA a ``UvaBuffer``'s view is read when the kernel runs (a reader
+  queued behind busy work sees what the host wrote after the call).
+
+On the CPU the pool's slots are ``NonUvaBuffer``\\ s (no UVA) and a reader is a host read;
+on CUDA readers are kernels queued behind calibrated busy work (``contracts.gpu.timing``).
+"""
+
+from .pool import (
+    check_pool_rows_refused,
+    check_pool_steps,
+    check_uva_read_at_kernel_time,
+    check_uva_rows,
+    prop_pool_rows,
+    prop_pool_steps,
+    prop_uva_kernel_time,
+    prop_uva_rows,
+)
+from .staged import (
+    UNSUPPORTED_STAGED_DTYPES,
+    check_fused_writes,
+    check_staged_dtype_refused,
+    check_staged_writes,
+    prop_fused_writes,
+    prop_staged_chunks,
+    prop_staged_dtypes,
+    prop_staged_writes,
+)
+
+__all__ = [
+    "UNSUPPORTED_STAGED_DTYPES",
+    "check_fused_writes",
+    "check_pool_rows_refused",
+    "check_pool_steps",
+    "check_staged_dtype_refused",
+    "check_staged_writes",
+    "check_uva_read_at_kernel_time",
+    "check_uva_rows",
+    "prop_fused_writes",
+    "prop_pool_rows",
+    "prop_pool_steps",
+    "prop_staged_chunks",
+    "prop_staged_dtypes",
+    "prop_staged_writes",
+    "prop_uva_kernel_time",
+    "prop_uva_rows",
+]

@@ -1,0 +1,208 @@
+"""Contracts of Model Runner V2's staged writes: ``staged-write`` and ``fused-writes`` (one of's transfer utilities: ``uva``, ``pool``, ``staged-write``, ``fused-writes``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from hypothesis import strategies as st
+
+from h2d_contracts.harness.calling import synchronize
+from h2d_contracts.harness.checks import check
+from h2d_contracts.harness.oracle import assert_same_values
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import Rows, run_given
+from h2d_contracts.harness.target import Target
+from h2d_contracts.harness.violations import fail
+from h2d_contracts.strategies.schedules import (
+    STAGED_WRITE_DTYPES,
+    row_length,
+    staged_tensor_specs,
+    staging_schedules,
+)
+
+from .common import device_str, refused, utils
+
+__all__ = ["UNSUPPORTED_STAGED_DTYPES", "check_fused_writes", "check_staged_dtype_refused", "check_staged_writes"]
+
+#: Dtypes a StagedWriteTensor must refuse with ValueError (vLLM 0.33.0 supports int32, int64, float32).
+UNSUPPORTED_STAGED_DTYPES = (
+    torch.float16,
+    torch.bfloat16,
+    torch.float64,
+    torch.int8,
+    torch.int16,
+    torch.uint8,
+    torch.bool,
+)
+
+
+def _short(op: tuple[Any, ...]) -> str:
+    parts = [repr(v) if not isinstance(v, list) or len(v) <= 6 else f"[{len(v)} values: {v[0]!r}, ...]" for v in op[1:]]
+    return {"write": "stage_write", "bad": "stage_write", "elem": "stage_write_elem", "apply": "apply_write"}[op[0]] + (
+        f"({', '.join(parts)})"
+    )
+
+
+def _schedule_call(spec: dict[str, Any], ops: list[tuple[Any, ...]]) -> str:
+    head = f"t = StagedWriteTensor({spec['size']!r}, {spec['dtype']}, {spec['device']!r})"
+    return "; ".join([head, *(f"t.{_short(op)}" for op in ops)])
+
+
+@check("staged-write")
+def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tuple[Any, ...]]) -> None:
+    """staged-write: the schedule's applies leave ``.gpu`` equal to the model bit for bit; bad writes refused, nothing staged."""
+    cls = utils(target, "staged-write", "StagedWriteTensor")
+    size, dtype, row = spec["size"], spec["dtype"], row_length(spec["size"])
+    t = cls(size, dtype, torch.device(spec["device"]))
+    model = torch.zeros(size, dtype=dtype)  # values converted as torch.tensor converts them
+    pending: list[tuple[int, torch.Tensor]] = []
+    for i, op in enumerate(schedule):
+        call = _schedule_call(spec, list(schedule[: i + 1]))
+        if op[0] == "write":
+            t.stage_write(op[1], op[2], list(op[3]))
+            pending.append((op[1] * row + op[2], torch.tensor(list(op[3]), dtype=dtype)))
+        elif op[0] == "elem":
+            t.stage_write_elem(op[1], op[2])
+            pending.append((op[1] * row, torch.tensor([op[2]], dtype=dtype)))
+        elif op[0] == "bad":
+            refused(
+                "staged-write",
+                lambda op=op: t.stage_write(op[1], op[2], list(op[3])),
+                (IndexError, ValueError),
+                ("index", "start"),
+                f"a write of {len(op[3])} values at row {op[1]}, column {op[2]} of a tensor of size {size}",
+                call,
+            )
+        else:
+            t.apply_write()
+            synchronize()
+            for at, values in pending:
+                model.view(-1)[at : at + len(values)] = values
+            pending.clear()
+            # bit for bit, NaN payloads included: the model's values went through the same conversion
+            assert_same_values(t.gpu, model, contract="staged-write", call=call, nan_payloads=True)
+
+
+@check("staged-write")
+def check_staged_dtype_refused(target: Target, dtype: torch.dtype, device: str) -> None:
+    """staged-write: a StagedWriteTensor of a dtype outside int32/int64/float32 is refused with ValueError."""
+    cls = utils(target, "staged-write", "StagedWriteTensor")
+    call = f"StagedWriteTensor(4, {dtype}, {device!r})"
+    refused("staged-write", lambda: cls(4, dtype, torch.device(device)), (ValueError,), (), f"a {dtype} tensor", call)
+
+
+@check("fused-writes")
+def check_fused_writes(target: Target, specs: list[dict[str, Any]], schedules: list[list[tuple[Any, ...]]]) -> None:
+    """fused-writes: one fused apply leaves each tensor as its own apply_write would, and clears every staged write."""
+    cls = utils(target, "fused-writes", "StagedWriteTensor")
+    fused_cls = utils(target, "fused-writes", "FusedStagedWriter")
+    device = torch.device(specs[0]["device"])
+    pair = [[cls(s["size"], s["dtype"], device) for s in specs] for _ in range(2)]
+    for tensors in pair:
+        for t, ops in zip(tensors, schedules, strict=True):
+            for op in ops:
+                if op[0] == "write":
+                    t.stage_write(op[1], op[2], list(op[3]))
+                elif op[0] == "elem":
+                    t.stage_write_elem(op[1], op[2])
+    fused, alone = pair
+    writer = fused_cls(device, max(1, sum(len(ops) for ops in schedules)))
+    ptrs = torch.tensor([t.gpu.data_ptr() for t in fused], dtype=torch.uint64, device=device)
+    strides = torch.tensor([t.gpu.stride(0) for t in fused], dtype=torch.int64, device=device)
+    made = ", ".join(f"StagedWriteTensor({s['size']!r}, {s['dtype']})" for s in specs)
+    call = f"FusedStagedWriter({str(device)!r}, ...).apply([{made}], ptrs, strides)"
+    writer.apply(fused, ptrs, strides)
+    for t in alone:
+        t.apply_write()
+    synchronize()
+    for k, (a, b) in enumerate(zip(fused, alone, strict=True)):
+        # bit for bit against the tensor's twin given its own apply_write
+        assert_same_values(a.gpu, b.gpu.cpu(), contract="fused-writes", call=f"{call}  # tensor {k}", nan_payloads=True)
+    for t in fused:  # cleared tensors: a write still staged shows on the next apply
+        t.gpu.zero_()
+        t.apply_write()
+    synchronize()
+    if any(bool((t.gpu != 0).any()) for t in fused):
+        fail(
+            "fused-writes",
+            "writes still staged after the fused apply",
+            got="a later apply_write changed a tensor",
+            expected="every staged write cleared",
+            call=call,
+        )
+
+
+@prop("staged-write")
+def prop_staged_writes(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staged-write: drawn schedules against the numpy model, bad writes refused."""
+    target.require("buffer-utils", "staged-write")
+    where = device_str(device)
+
+    def body(data: st.DataObject) -> None:
+        spec = {**data.draw(staged_tensor_specs(), label="tensor"), "device": where}
+        check_staged_writes(target, spec, data.draw(staging_schedules(spec), label="schedule"))
+
+    run_given(body, overrides)
+
+
+def _chunk_schedules(dtype: torch.dtype) -> list[tuple[dict[str, Any], list[tuple[Any, ...]]]]:
+    """Fixed schedules across vLLM's 1,024-element chunks: whole rows of 2,100, writes straddling 1,024 and 2,048, overlaps."""
+
+    def values(n: int, base: int) -> list[Any]:
+        return [float(base + i) if dtype.is_floating_point else base + i for i in range(n)]
+
+    row = 2 * 1024 + 52
+    return [
+        ({"size": (3, row), "dtype": dtype}, [("write", 0, 0, values(row, 1)), ("apply",)]),
+        (
+            {"size": (3, row), "dtype": dtype},
+            [("write", 2, 1000, values(1030, 7)), ("write", 2, 1020, values(8, 9000)), ("apply",)],
+        ),
+        (
+            {"size": (2, row), "dtype": dtype},
+            [("write", 1, 1023, values(1026, 3)), ("apply",), ("write", 1, 2047, values(row - 2047, 50)), ("apply",)],
+        ),
+        (
+            {"size": (2, 1025), "dtype": dtype},
+            [("bad", 0, 1, values(1025, 1)), ("write", 1, 0, values(1025, 2)), ("apply",)],
+        ),
+    ]
+
+
+@prop("staged-write", table=True)
+def prop_staged_chunks(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staged-write: writes of 1,025 to 2,100 values across the chunk boundaries, in every dtype (a table: no luck needed)."""
+    target.require("buffer-utils", "staged-write")
+    del overrides
+    rows = Rows("staged-write chunks")
+    for dtype in STAGED_WRITE_DTYPES:
+        for spec, schedule in _chunk_schedules(dtype):
+            rows.row(check_staged_writes, target, {**spec, "device": device_str(device)}, schedule)
+    rows.finish()
+
+
+@prop("staged-write", table=True)
+def prop_staged_dtypes(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staged-write: every dtype outside int32/int64/float32 refused with ValueError (a table)."""
+    target.require("buffer-utils", "staged-write")
+    del overrides
+    rows = Rows("staged-write dtypes")
+    for dtype in UNSUPPORTED_STAGED_DTYPES:
+        rows.row(check_staged_dtype_refused, target, dtype, device_str(device))
+    rows.finish()
+
+
+@prop("fused-writes")
+def prop_fused_writes(target: Target, device: torch.device, **overrides: Any) -> None:
+    """fused-writes: 1 to 4 tensors of drawn dtypes, one fused apply against their own applies."""
+    target.require("buffer-utils", "fused-writes")
+    where = device_str(device)
+
+    def body(data: st.DataObject) -> None:
+        count = data.draw(st.integers(1, 4), label="tensors")
+        specs = [{**data.draw(staged_tensor_specs(), label="tensor"), "device": where} for _ in range(count)]
+        schedules = [data.draw(staging_schedules(s, bad=False), label="schedule") for s in specs]
+        check_fused_writes(target, specs, schedules)
+
+    run_given(body, overrides)
