@@ -2,8 +2,10 @@
 
 A staging schedule is a list of operations on one ``StagedWriteTensor`` (vLLM 0.33.0's
 ``vllm/v1/worker/gpu/buffer_utils.py``): ``("write", index, start, values)``,
-``("elem", index, value)``, ``("apply",)`` and ``("bad", index, start, values)`` (a write
-past the tensor's bounds, which must be refused). Writes cross the 1,024-element chunks
+``("elem", index, value)``, ``("apply",)``, ``("bad", index, start, values)`` and
+``("badelem", index, value)`` (a write past the tensor's bounds, empty ones included, which
+must be refused) and ``("overflow", index, start, values)`` (an in-bounds write holding a
+value the integer dtype cannot hold, which the next apply must refuse, nothing written). Writes cross the 1,024-element chunks
 vLLM's kernel copies per program, overlap earlier writes of the same row, and hit the
 first and last rows and columns. A pool schedule is a list of host inputs (lists, arrays,
 tensors) sent one step at a time through a ``UvaBufferPool``, some longer than a slot (the
@@ -21,6 +23,8 @@ from hypothesis import strategies as st
 __all__ = [
     "STAGED_WRITE_DTYPES",
     "WRITE_BLOCK",
+    "backed_schedules",
+    "pool_methods",
     "pool_schedules",
     "pool_specs",
     "row_length",
@@ -52,10 +56,11 @@ def staged_tensor_specs(draw: st.DrawFn, *, dtypes: tuple[torch.dtype, ...] = ST
     """``{"size": rows or (rows, columns), "dtype": ...}`` of a StagedWriteTensor: 1 to 6 rows, rows that cross 1,024."""
     rows = draw(st.integers(1, 6), label="rows")
     dtype = draw(st.sampled_from(dtypes), label="dtype")
+    uva = draw(st.booleans(), label="uva_instead_of_gpu")  # a UVA view where UVA is available, the device elsewhere
     if draw(st.booleans(), label="1-D"):
-        return {"size": rows, "dtype": dtype}
+        return {"size": rows, "dtype": dtype, "uva": uva}
     columns = draw(st.sampled_from(_COLUMNS), label="columns")
-    return {"size": (rows, columns), "dtype": dtype}
+    return {"size": (rows, columns), "dtype": dtype, "uva": uva}
 
 
 def write_values(dtype: torch.dtype, n: int) -> st.SearchStrategy[list[int | float]]:
@@ -99,10 +104,14 @@ def _write(draw: st.DrawFn, spec: dict[str, Any], earlier: list[tuple[Any, ...]]
 @st.composite
 def _bad(draw: st.DrawFn, spec: dict[str, Any]) -> tuple[Any, ...]:
     rows, row = row_number(spec["size"]), row_length(spec["size"])
-    kind = draw(
-        st.sampled_from(["row past the end", "negative row", "past the row's end", "negative start"]), label="bad"
-    )
-    values = draw(write_values(spec["dtype"], draw(st.integers(1, 3), label="length")), label="values")
+    kinds = ["row past the end", "negative row", "past the row's end", "negative start", "element row"]
+    kind = draw(st.sampled_from(kinds), label="bad")
+    if kind == "element row":  # stage_write_elem's row, past the end or negative
+        index = draw(st.sampled_from([rows, rows + 1, -1]), label="index")
+        return ("badelem", index, draw(write_values(spec["dtype"], 1), label="value")[0])
+    # an empty write is out of bounds too where its row or start is (nothing to write is no excuse)
+    shortest = 0 if kind != "past the row's end" else 1
+    values = draw(write_values(spec["dtype"], draw(st.integers(shortest, 3), label="length")), label="values")
     if kind == "row past the end":
         return ("bad", rows + draw(st.integers(0, 2), label="past"), 0, values[:1] if row == 1 else values)
     if kind == "negative row":
@@ -114,10 +123,23 @@ def _bad(draw: st.DrawFn, spec: dict[str, Any]) -> tuple[Any, ...]:
 
 
 @st.composite
+def _overflow(draw: st.DrawFn, spec: dict[str, Any]) -> tuple[Any, ...]:
+    """An in-bounds write of an integer dtype with one value just past the dtype's range."""
+    _, index, start, values = draw(_write(spec, []))
+    info = torch.iinfo(spec["dtype"])
+    past = draw(st.sampled_from([int(info.max) + 1, int(info.min) - 1, 2 * int(info.max) + 2]), label="past the range")
+    at = draw(st.integers(0, len(values) - 1), label="at")
+    return ("overflow", index, start, [*values[:at], past, *values[at + 1 :]])
+
+
+@st.composite
 def staging_schedules(draw: st.DrawFn, spec: dict[str, Any], *, bad: bool = True) -> list[tuple[Any, ...]]:
-    """1 to 10 operations ending with ``("apply",)``: writes (overlapping, across chunks), single elements, applies, bad writes."""
+    """1 to 10 operations ending with ``("apply",)``: writes (overlapping, across chunks), single elements, applies,
+    bad writes and (integer dtypes) writes of values past the dtype's range."""
     ops: list[tuple[Any, ...]] = []
     kinds = ["write", "write", "elem", "apply"] + (["bad"] if bad else [])
+    if bad and not spec["dtype"].is_floating_point:
+        kinds.append("overflow")
     rows = row_number(spec["size"])
     for _ in range(draw(st.integers(1, 10), label="operations")):
         kind = draw(st.sampled_from(kinds), label="operation")
@@ -128,6 +150,8 @@ def staging_schedules(draw: st.DrawFn, spec: dict[str, Any], *, bad: bool = True
             ops.append(("elem", draw(st.integers(0, rows - 1), label="index"), value))
         elif kind == "bad":
             ops.append(draw(_bad(spec)))
+        elif kind == "overflow":
+            ops.append(draw(_overflow(spec)))
         else:
             ops.append(("apply",))
     return [*ops, ("apply",)]
@@ -157,3 +181,15 @@ def pool_schedules(draw: st.DrawFn, spec: dict[str, Any]) -> list[Any]:
             values.tolist() if carrier == "list" else torch.from_numpy(values) if carrier == "tensor" else values
         )
     return steps
+
+
+def pool_methods(steps: int) -> st.SearchStrategy[list[str]]:
+    """How each pool step is sent: ``copy_to_uva``, ``copy_to_gpu`` or ``copy_to_gpu`` with ``out``."""
+    return st.lists(st.sampled_from(["copy_to_uva", "copy_to_gpu", "copy_to_gpu-out"]), min_size=steps, max_size=steps)
+
+
+@st.composite
+def backed_schedules(draw: st.DrawFn, spec: dict[str, Any]) -> list[int | None]:
+    """2 to 8 refreshes of a ``UvaBackedTensor``: the ``n`` of each ``copy_to_uva(n)`` (None: all rows; 0 included)."""
+    rows = row_number(spec["size"])
+    return draw(st.lists(st.none() | st.integers(0, rows), min_size=2, max_size=8), label="refreshes")

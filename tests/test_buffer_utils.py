@@ -33,3 +33,15 @@ def test_uva_rows(target, device):
 
 def test_uva_kernel_time(target, device):
     P.prop_uva_kernel_time(target, device)
+
+
+def test_pool_depth(target, device):
+    P.prop_pool_depth(target, device)
+
+
+def test_backed_steps(target, device):
+    P.prop_backed_steps(target, device)
+
+
+def test_backed_rows(target, device):
+    P.prop_backed_rows(target, device)

@@ -23,10 +23,17 @@ on CUDA readers are kernels queued behind calibrated busy work (``contracts.gpu.
 """
 
 from .pool import (
+    check_backed_rows_refused,
+    check_backed_steps,
+    check_pool_depth_refused,
     check_pool_rows_refused,
     check_pool_steps,
+    check_uva_fresh,
     check_uva_read_at_kernel_time,
     check_uva_rows,
+    prop_backed_rows,
+    prop_backed_steps,
+    prop_pool_depth,
     prop_pool_rows,
     prop_pool_steps,
     prop_uva_kernel_time,
@@ -45,6 +52,13 @@ from .staged import (
 
 __all__ = [
     "UNSUPPORTED_STAGED_DTYPES",
+    "check_backed_rows_refused",
+    "check_backed_steps",
+    "check_pool_depth_refused",
+    "check_uva_fresh",
+    "prop_backed_rows",
+    "prop_backed_steps",
+    "prop_pool_depth",
     "check_fused_writes",
     "check_pool_rows_refused",
     "check_pool_steps",

@@ -14,43 +14,83 @@ from h2d_contracts.harness.registry import prop
 from h2d_contracts.harness.runner import Rows, run_given
 from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import NotApplicable, fail
-from h2d_contracts.strategies.schedules import pool_schedules, pool_specs
+from h2d_contracts.strategies.schedules import backed_schedules, pool_methods, pool_schedules, pool_specs
 
 from ..gpu.timing import busy
 from .common import READER_BUSY_MS, pool_device, refused, utils
 
-__all__ = ["check_pool_rows_refused", "check_pool_steps", "check_uva_read_at_kernel_time", "check_uva_rows"]
+__all__ = [
+    "check_backed_rows_refused",
+    "check_backed_steps",
+    "check_pool_depth_refused",
+    "check_pool_rows_refused",
+    "check_pool_steps",
+    "check_uva_fresh",
+    "check_uva_read_at_kernel_time",
+    "check_uva_rows",
+]
+
+
+def _step_call(method: str, k: int, x: Any) -> str:
+    out = ", out=out" if method == "copy_to_gpu-out" else ""
+    return f"pool.{method.removesuffix('-out')}(<step {k}: {len(x)} rows>{out})"
 
 
 @check("pool")
-def check_pool_steps(target: Target, spec: dict[str, Any], steps: list[Any]) -> None:
-    """pool: with readers retired ``max_concurrency`` steps later, every reader sees its own step's data (growth included)."""
+def check_pool_steps(target: Target, spec: dict[str, Any], steps: list[Any], methods: list[str] | None = None) -> None:
+    """pool: with readers retired ``max_concurrency`` steps later, every reader sees its own step's data (growth
+    included); a ``copy_to_gpu`` result (``out`` itself when given) holds its step's data for good, whatever follows."""
     cls = utils(target, "pool", "UvaBufferPool")
     depth = spec["max_concurrency"]
+    methods = methods or ["copy_to_uva"] * len(steps)
     pool = cls(spec["size"], spec["dtype"], depth)
     call = f"pool = UvaBufferPool({spec['size']!r}, {spec['dtype']}, max_concurrency={depth}); " + "; ".join(
-        f"pool.copy_to_uva(<step {k}: {len(x)} rows>)" for k, x in enumerate(steps)
+        _step_call(m, k, x) for k, (m, x) in enumerate(zip(methods, steps, strict=True))
     )
     device = pool_device()
     readers: list[tuple[int, torch.Tensor, Any]] = []  # (step, what the reader read or the view, its done event)
-    for k, x in enumerate(steps):
+    kept: list[tuple[int, torch.Tensor, Any]] = []  # copy_to_gpu results: their own memory, valid for good
+    for k, (method, x) in enumerate(zip(methods, steps, strict=True)):
         while readers and readers[0][0] <= k - depth:  # the caller retires a slot's readers before its reuse
             _judge(readers.pop(0), steps, call)
-        view = pool.copy_to_uva(x)
         if device.type == "cuda":
-            busy(READER_BUSY_MS, device)
-            read = view.clone()  # a kernel queued behind the busy work: reads the slot when it runs
+            busy(READER_BUSY_MS, device)  # what the call queues, and the reader after it, run behind this
+        if method == "copy_to_uva":
+            view = pool.copy_to_uva(x)
+            read = view.clone() if device.type == "cuda" else view  # a kernel reading the slot when it runs
+        else:
+            read = _copied_to_gpu(pool, method, x, spec, device, call)
+            kept.append((k, read, None))
+        done = None
+        if device.type == "cuda":
             done = torch.cuda.Event()
             done.record()
-            readers.append((k, read, done))
-        else:
-            readers.append((k, view, None))
+        readers.append((k, read, done))
     synchronize()
-    for r in readers:
+    for r in [*readers, *kept]:
         _judge(r, steps, call)
 
 
-def _judge(reader: tuple[int, torch.Tensor, Any], steps: list[Any], call: str) -> None:
+def _copied_to_gpu(pool: Any, method: str, x: Any, spec: dict[str, Any], device: torch.device, call: str) -> Any:
+    """``pool.copy_to_gpu(x)`` (or with ``out``): the result, which must be ``out`` itself when one is given."""
+    if method == "copy_to_gpu":
+        return pool.copy_to_gpu(x)
+    tail = () if isinstance(spec["size"], int) else tuple(spec["size"][1:])
+    out = torch.full((len(x), *tail), -1, dtype=spec["dtype"], device=device)
+    got = pool.copy_to_gpu(x, out=out)
+    if got is not out:
+        fail(
+            "pool",
+            "copy_to_gpu(x, out=out) did not return out",
+            got=type(got).__name__,
+            expected="out itself",
+            call=call,
+        )
+    return got
+
+
+def _judge(reader: tuple[int, torch.Tensor, Any], steps: Any, call: str) -> None:
+    """A reader of step ``k`` (``steps[k]``: a list, an ndarray or a tensor) read its own step's data."""
     k, read, done = reader
     if done is not None:
         done.synchronize()
@@ -59,7 +99,7 @@ def _judge(reader: tuple[int, torch.Tensor, Any], steps: list[Any], call: str) -
     if got.shape != want.shape or not np.array_equal(got.astype(want.dtype), want):
         fail(
             "pool",
-            f"the reader of step {k} (retired before its slot's reuse)",
+            f"the reader of step {k} (retired before its slot's reuse; a copy_to_gpu result: kept for good)",
             got=f"shape {got.shape}, first values {got.reshape(-1)[:4].tolist()}",
             expected=f"shape {want.shape}, first values {want.reshape(-1)[:4].tolist()} (its own step's data)",
             call=call,
@@ -74,6 +114,102 @@ def check_pool_rows_refused(target: Target, spec: dict[str, Any], x: Any) -> Non
     call = f"UvaBufferPool({spec['size']!r}, {spec['dtype']}, max_concurrency={spec['max_concurrency']}).copy_to_uva(<{type(x).__name__} of shape {tuple(np.shape(x))}>)"
     what = f"x of shape {tuple(np.shape(x))} into slots of size {spec['size']!r}"
     refused("pool", lambda: pool.copy_to_uva(x), (TypeError, ValueError), ("x",), what, call)
+
+
+@check("pool")
+def check_pool_depth_refused(target: Target, depth: Any) -> None:
+    """pool: a ``max_concurrency`` that is not an int >= 1 is refused naming it (a pool of no slots fails every step)."""
+    cls = utils(target, "pool", "UvaBufferPool")
+    call = f"UvaBufferPool(4, torch.int32, max_concurrency={depth!r})"
+    what = f"max_concurrency={depth!r}"
+    refused("pool", lambda: cls(4, torch.int32, depth), (TypeError, ValueError), ("max_concurrency",), what, call)
+
+
+@check("pool")
+def check_backed_steps(target: Target, spec: dict[str, Any], refreshes: list[int | None]) -> None:
+    """pool (``UvaBackedTensor``): ``.gpu`` starts as zeros; ``copy_to_uva(n)`` returns ``.gpu``, now the first ``n`` rows
+    of ``.np`` as they were at the call, and each refresh's view keeps them while at most ``max_concurrency`` are in flight."""
+    cls = utils(target, "pool", "UvaBackedTensor")
+    depth = spec["max_concurrency"]
+    t = cls(spec["size"], spec["dtype"], depth)
+    made = f"t = UvaBackedTensor({spec['size']!r}, {spec['dtype']}, max_concurrency={depth})"
+    device = pool_device()
+    steps: dict[int, Any] = {-1: np.zeros(tuple(t.np.shape), dtype=t.np.dtype)}  # -1: the view made at construction
+    readers: list[tuple[int, torch.Tensor, Any]] = [(-1, t.gpu.clone() if device.type == "cuda" else t.gpu, None)]
+    for k, n in enumerate(refreshes):
+        call = "; ".join(
+            [made, *(f"t.np[:] = <step {j}>; t.copy_to_uva({m!r})" for j, m in enumerate(refreshes[: k + 1]))]
+        )
+        while readers and readers[0][0] <= k - depth:
+            _judge(readers.pop(0), steps, call)
+        t.np[:] = (100 * (k + 1) + np.arange(t.np.size)).reshape(t.np.shape).astype(t.np.dtype)
+        steps[k] = t.np.copy() if n is None else t.np[:n].copy()
+        if device.type == "cuda":
+            busy(READER_BUSY_MS, device)
+        view = t.copy_to_uva(n)
+        if view is not t.gpu:
+            fail(
+                "pool",
+                "UvaBackedTensor.copy_to_uva(n) did not return .gpu",
+                got="another tensor",
+                expected="t.gpu",
+                call=call,
+            )
+        done = None
+        if device.type == "cuda":
+            view = view.clone()
+            done = torch.cuda.Event()
+            done.record()
+        readers.append((k, view, done))
+    synchronize()
+    for r in readers:
+        _judge(r, steps, made + "; ...")
+
+
+@check("pool")
+def check_backed_rows_refused(target: Target, size: Any, n: Any) -> None:
+    """pool (``UvaBackedTensor``): ``copy_to_uva(n)`` past the rows, negative, float or bool is refused naming ``n``."""
+    cls = utils(target, "pool", "UvaBackedTensor")
+    t = cls(size, torch.int32, 2)
+    call = f"UvaBackedTensor({size!r}, torch.int32, max_concurrency=2).copy_to_uva({n!r})"
+    rows = t.np.shape[0]
+    refused(
+        "pool",
+        lambda: t.copy_to_uva(n),
+        (IndexError, TypeError, ValueError),
+        ("n",),
+        f"copy_to_uva({n!r}) with {rows} rows",
+        call,
+    )
+
+
+@check("uva")
+def check_uva_fresh(target: Target, size: Any, dtype: torch.dtype) -> None:
+    """uva: a new buffer's ``.cpu``, ``.np`` and view are zeros, even where freed memory of the same size held other bytes."""
+    on_cuda = torch.cuda.is_available()
+    name = "UvaBuffer" if on_cuda else "NonUvaBuffer"
+    cls = utils(target, "uva", name)
+    shape = (size,) if isinstance(size, int) else tuple(size)
+    for _ in range(4):  # freed blocks of this size holding 0x5A bytes, for the allocator to hand back
+        dirty = torch.full(shape, 0x5A, dtype=torch.uint8 if dtype.itemsize == 1 else dtype, pin_memory=on_cuda)
+        del dirty
+    buf = cls(size, dtype)
+    view = buf.uva()
+    synchronize()
+    call = f"{name}({size!r}, {dtype})"
+    for what, got in (
+        ("cpu", buf.cpu),
+        ("np", torch.from_numpy(np.asarray(buf.np))),
+        ("uva()", view.detach().to("cpu")),
+    ):
+        if bool((got != 0).any()):
+            fail(
+                "uva",
+                f"a new buffer's .{what} is not zeros",
+                got=f"{got.reshape(-1)[:4].tolist()}",
+                expected="zeros (vLLM: torch.zeros)",
+                call=call,
+            )
 
 
 @check("uva")
@@ -134,7 +270,8 @@ def prop_pool_steps(target: Target, device: torch.device, **overrides: Any) -> N
 
     def body(data: st.DataObject) -> None:
         spec = data.draw(pool_specs(), label="pool")
-        check_pool_steps(target, spec, data.draw(pool_schedules(spec), label="steps"))
+        steps = data.draw(pool_schedules(spec), label="steps")
+        check_pool_steps(target, spec, steps, data.draw(pool_methods(len(steps)), label="methods"))
 
     run_given(body, overrides)
 
@@ -164,6 +301,8 @@ def prop_uva_rows(target: Target, device: torch.device, **overrides: Any) -> Non
     del device  # the pool's slots live on this platform's device (CUDA where UVA is available), whatever the test's
     del overrides
     rows = Rows("uva rows")
+    for size, dtype in ((7, torch.int64), ((3, 5), torch.int32), (1024, torch.float32)):
+        rows.row(check_uva_fresh, target, size, dtype)
     for size in (5, (5, 3)):
         for n in (None, 0, 1, 5, 6, 9, -1, 2.0, True):
             rows.row(check_uva_rows, target, size, torch.int64, n)
@@ -179,3 +318,39 @@ def prop_uva_kernel_time(target: Target, device: torch.device, **overrides: Any)
     del overrides
     for n in (1, 1000, 1 << 20):
         check_uva_read_at_kernel_time(target, n)
+
+
+@prop("pool", table=True)
+def prop_pool_depth(target: Target, device: torch.device, **overrides: Any) -> None:
+    """pool: ``max_concurrency`` 0, negative, float or bool refused naming it (a table)."""
+    target.require("buffer-utils", "pool")
+    del device, overrides
+    rows = Rows("pool depth")
+    for depth in (0, -1, 1.5, True):
+        rows.row(check_pool_depth_refused, target, depth)
+    rows.finish()
+
+
+@prop("pool")
+def prop_backed_steps(target: Target, device: torch.device, **overrides: Any) -> None:
+    """pool: ``UvaBackedTensor`` refreshes of drawn row counts, readers retired ``max_concurrency`` refreshes later."""
+    target.require("buffer-utils", "pool")
+    del device  # the pool's slots live on this platform's device (CUDA where UVA is available), whatever the test's
+
+    def body(data: st.DataObject) -> None:
+        spec = data.draw(pool_specs(), label="tensor")
+        check_backed_steps(target, spec, data.draw(backed_schedules(spec), label="refreshes"))
+
+    run_given(body, overrides)
+
+
+@prop("pool", table=True)
+def prop_backed_rows(target: Target, device: torch.device, **overrides: Any) -> None:
+    """pool: ``UvaBackedTensor.copy_to_uva(n)`` refusals past the rows, negative, float and bool (a table)."""
+    target.require("buffer-utils", "pool")
+    del device, overrides
+    rows = Rows("backed rows")
+    for size in (5, (5, 3)):
+        for n in (6, 9, -1, 2.0, True):
+            rows.row(check_backed_rows_refused, target, size, n)
+    rows.finish()

@@ -39,24 +39,39 @@ UNSUPPORTED_STAGED_DTYPES = (
 
 def _short(op: tuple[Any, ...]) -> str:
     parts = [repr(v) if not isinstance(v, list) or len(v) <= 6 else f"[{len(v)} values: {v[0]!r}, ...]" for v in op[1:]]
-    return {"write": "stage_write", "bad": "stage_write", "elem": "stage_write_elem", "apply": "apply_write"}[op[0]] + (
-        f"({', '.join(parts)})"
+    method = {"elem": "stage_write_elem", "badelem": "stage_write_elem", "apply": "apply_write"}.get(
+        op[0], "stage_write"
     )
+    return method + f"({', '.join(parts)})"
 
 
 def _schedule_call(spec: dict[str, Any], ops: list[tuple[Any, ...]]) -> str:
-    head = f"t = StagedWriteTensor({spec['size']!r}, {spec['dtype']}, {spec['device']!r})"
+    uva = ", uva_instead_of_gpu=True" if spec.get("uva") else ""
+    head = f"t = StagedWriteTensor({spec['size']!r}, {spec['dtype']}, {spec['device']!r}{uva})"
     return "; ".join([head, *(f"t.{_short(op)}" for op in ops)])
+
+
+def _made(cls: Any, spec: dict[str, Any], device: torch.device) -> Any:
+    """A StagedWriteTensor of ``spec``, with ``uva_instead_of_gpu`` only where the spec asks (vLLM's default is False)."""
+    if spec.get("uva"):
+        return cls(spec["size"], spec["dtype"], device, uva_instead_of_gpu=True)
+    return cls(spec["size"], spec["dtype"], device)
+
+
+#: Exceptions a value past an integer dtype's range is refused with (the reference's async_tensor_h2d rule).
+_RANGE_ERRORS = (ValueError, OverflowError)
 
 
 @check("staged-write")
 def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tuple[Any, ...]]) -> None:
-    """staged-write: the schedule's applies leave ``.gpu`` equal to the model bit for bit; bad writes refused, nothing staged."""
+    """staged-write: the schedule's applies leave ``.gpu`` equal to the model bit for bit; bad writes refused, nothing
+    staged; an apply holding a value past the dtype's range refused, nothing written and nothing lost (it stays staged)."""
     cls = utils(target, "staged-write", "StagedWriteTensor")
     size, dtype, row = spec["size"], spec["dtype"], row_length(spec["size"])
-    t = cls(size, dtype, torch.device(spec["device"]))
+    t = _made(cls, spec, torch.device(spec["device"]))
     model = torch.zeros(size, dtype=dtype)  # values converted as torch.tensor converts them
     pending: list[tuple[int, torch.Tensor]] = []
+    poisoned = False  # a value past the dtype's range is staged: the next apply must refuse
     for i, op in enumerate(schedule):
         call = _schedule_call(spec, list(schedule[: i + 1]))
         if op[0] == "write":
@@ -65,15 +80,19 @@ def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tup
         elif op[0] == "elem":
             t.stage_write_elem(op[1], op[2])
             pending.append((op[1] * row, torch.tensor([op[2]], dtype=dtype)))
-        elif op[0] == "bad":
-            refused(
-                "staged-write",
-                lambda op=op: t.stage_write(op[1], op[2], list(op[3])),
-                (IndexError, ValueError),
-                ("index", "start"),
-                f"a write of {len(op[3])} values at row {op[1]}, column {op[2]} of a tensor of size {size}",
-                call,
-            )
+        elif op[0] in ("bad", "badelem"):
+            _bad_write_refused(t, op, size, call)
+        elif op[0] == "overflow":
+            try:
+                t.stage_write(op[1], op[2], list(op[3]))
+            except _RANGE_ERRORS:
+                continue  # refused at staging (stricter still): nothing staged
+            poisoned = True
+        elif poisoned:
+            _apply_refused(t, model, call)
+            t.clear_staged_writes()
+            pending.clear()
+            poisoned = False
         else:
             t.apply_write()
             synchronize()
@@ -82,6 +101,30 @@ def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tup
             pending.clear()
             # bit for bit, NaN payloads included: the model's values went through the same conversion
             assert_same_values(t.gpu, model, contract="staged-write", call=call, nan_payloads=True)
+
+
+def _bad_write_refused(t: Any, op: tuple[Any, ...], size: Any, call: str) -> None:
+    """A write (``stage_write`` or ``stage_write_elem``) past the tensor's bounds is refused naming index or start."""
+    if op[0] == "badelem":
+        fn, what = (lambda: t.stage_write_elem(op[1], op[2])), f"a write of 1 values at row {op[1]}, column 0"
+    else:
+        fn, what = (
+            (lambda: t.stage_write(op[1], op[2], list(op[3]))),
+            f"a write of {len(op[3])} values at row {op[1]}, column {op[2]}",
+        )
+    refused(
+        "staged-write", fn, (IndexError, ValueError), ("index", "start"), f"{what} of a tensor of size {size}", call
+    )
+
+
+def _apply_refused(t: Any, model: torch.Tensor, call: str) -> None:
+    """apply_write with a value past the dtype's range staged: refused, ``.gpu`` as before, and refused again (still staged)."""
+    what = "an apply_write with a staged value past the dtype's range"
+    refused("staged-write", t.apply_write, _RANGE_ERRORS, (), what, call)
+    synchronize()
+    assert_same_values(t.gpu, model, contract="staged-write", call=call + "  # nothing written", nan_payloads=True)
+    again = f"{what}, applied again (a failed apply must leave its writes staged: nothing lost)"
+    refused("staged-write", t.apply_write, _RANGE_ERRORS, (), again, call + "; t.apply_write()")
 
 
 @check("staged-write")
@@ -93,12 +136,15 @@ def check_staged_dtype_refused(target: Target, dtype: torch.dtype, device: str) 
 
 
 @check("fused-writes")
-def check_fused_writes(target: Target, specs: list[dict[str, Any]], schedules: list[list[tuple[Any, ...]]]) -> None:
-    """fused-writes: one fused apply leaves each tensor as its own apply_write would, and clears every staged write."""
+def check_fused_writes(
+    target: Target, specs: list[dict[str, Any]], schedules: list[list[tuple[Any, ...]]], max_writes: int | None = None
+) -> None:
+    """fused-writes: one fused apply leaves each tensor as its own apply_write would, and clears every staged write
+    (``max_writes`` is the writer's expected number of writes, not a cap: more grow its tables, as in vLLM)."""
     cls = utils(target, "fused-writes", "StagedWriteTensor")
     fused_cls = utils(target, "fused-writes", "FusedStagedWriter")
     device = torch.device(specs[0]["device"])
-    pair = [[cls(s["size"], s["dtype"], device) for s in specs] for _ in range(2)]
+    pair = [[_made(cls, s, device) for s in specs] for _ in range(2)]
     for tensors in pair:
         for t, ops in zip(tensors, schedules, strict=True):
             for op in ops:
@@ -107,11 +153,16 @@ def check_fused_writes(target: Target, specs: list[dict[str, Any]], schedules: l
                 elif op[0] == "elem":
                     t.stage_write_elem(op[1], op[2])
     fused, alone = pair
-    writer = fused_cls(device, max(1, sum(len(ops) for ops in schedules)))
+    if max_writes is None:
+        max_writes = max(1, sum(len(ops) for ops in schedules))
+    writer = fused_cls(device, max_writes)
     ptrs = torch.tensor([t.gpu.data_ptr() for t in fused], dtype=torch.uint64, device=device)
     strides = torch.tensor([t.gpu.stride(0) for t in fused], dtype=torch.int64, device=device)
-    made = ", ".join(f"StagedWriteTensor({s['size']!r}, {s['dtype']})" for s in specs)
-    call = f"FusedStagedWriter({str(device)!r}, ...).apply([{made}], ptrs, strides)"
+    made = ", ".join(
+        f"StagedWriteTensor({s['size']!r}, {s['dtype']}{', uva_instead_of_gpu=True' if s.get('uva') else ''})"
+        for s in specs
+    )
+    call = f"FusedStagedWriter({str(device)!r}, {max_writes}).apply([{made}], ptrs, strides)"
     writer.apply(fused, ptrs, strides)
     for t in alone:
         t.apply_write()
@@ -203,6 +254,8 @@ def prop_fused_writes(target: Target, device: torch.device, **overrides: Any) ->
         count = data.draw(st.integers(1, 4), label="tensors")
         specs = [{**data.draw(staged_tensor_specs(), label="tensor"), "device": where} for _ in range(count)]
         schedules = [data.draw(staging_schedules(s, bad=False), label="schedule") for s in specs]
-        check_fused_writes(target, specs, schedules)
+        writes = sum(op[0] in ("write", "elem") for ops in schedules for op in ops)
+        max_writes = data.draw(st.integers(0, writes + 2), label="max_writes")  # fewer than staged: the tables grow
+        check_fused_writes(target, specs, schedules, max_writes)
 
     run_given(body, overrides)

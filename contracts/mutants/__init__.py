@@ -18,6 +18,7 @@ from . import (  # noqa: F401 - registers the mutants
     bad_input,
     buffer,
     buffer_utils,
+    buffer_utils_more,
     cpu_path,
     dtype,
     engine,

@@ -277,7 +277,8 @@ def _build(found: Located) -> Target:
     extra = {"pin_memory": pin} if "pin_memory" in found.params else {}
     main: Callable[..., torch.Tensor] = fn if family == "vllm" else keyword_call(fn, own_names, extra)
     cpu_variant = variant if variant is None or family == "vllm" else keyword_call(variant, own_names, {})
-    utils, utils_notes = None, []
+    utils: Any = None
+    utils_notes: list[str] = []
     if found.buffer_utils is not None:
         try:
             utils, utils_notes = vllm_buffer_utils.load(found.buffer_utils, fn)

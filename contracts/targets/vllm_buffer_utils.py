@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 import logging
 import types
 from collections.abc import Iterable, Sequence
@@ -78,18 +79,19 @@ def _logger() -> Any:
 
 def _triton(on_cuda: bool) -> tuple[Any, Any] | None:
     """``(triton, tl)`` as the kernel's definitions read them, or None without Triton installed."""
+    # imported by name: triton is optional (installed for the vLLM stage, not with the kit) and untyped
     try:
-        import triton
-        import triton.language as tl
+        triton = importlib.import_module("triton")
+        tl = importlib.import_module("triton.language")
     except ImportError:
         return None
     if on_cuda:
         return triton, tl
-    from triton.runtime.interpreter import InterpretedFunction
+    interpreted = importlib.import_module("triton.runtime.interpreter").InterpretedFunction
 
     def jit(fn: Any = None, **kwargs: Any) -> Any:
         """``triton.jit`` as ``TRITON_INTERPRET=1`` makes it: the kernel runs under the interpreter on host tensors."""
-        return InterpretedFunction(fn, **kwargs) if fn is not None else functools.partial(jit, **kwargs)
+        return interpreted(fn, **kwargs) if fn is not None else functools.partial(jit, **kwargs)
 
     return types.SimpleNamespace(jit=jit, cdiv=triton.cdiv), tl
 
