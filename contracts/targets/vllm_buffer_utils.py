@@ -128,6 +128,10 @@ def load(path: Path, async_tensor_h2d: Any) -> tuple[Any, list[str]]:
     if tri is not None:
         namespace["triton"], namespace["tl"] = tri
         names += [*_STAGED, *KERNEL_NAMES]
+    # releases differ in their helpers (0.31 has no _num_write_chunks): load those this file defines
+    tree = ast.parse(path.read_text(), filename=str(path))
+    defined = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    names = [n for n in names if n in defined]
     loaded = load_definitions(
         path, names, namespace, "vllm.v1.worker.gpu.buffer_utils", local_imports=frozenset({"vllm.platforms"})
     )
