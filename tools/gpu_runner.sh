@@ -88,23 +88,25 @@ stage() {  # stage NAME SECONDS CMD...: run time-boxed (SIGINT first, so pytest 
   echo "| $name | $rc$([ $rc = 124 ] && echo ' (time limit)') | $(( $(date +%s) - t0 )) s | $result${problems:+; $problems} | \`$*\` |" >> "$SUMMARY"
   return $rc
 }
-unpack() {  # unpack TGZ DIR: an engine's Python files, for the source-loading targets
+unpack() {  # unpack TGZ DIR: an engine's Python files, for the source-loading targets (DIR: this runner's own;
+  # runners of `par` unpacking into one folder would delete each other's files while the targets read them)
   rm -rf "$2" && mkdir -p "$2" && tar xzf "$1" -C "$2"
 }
+ENGINE_DIR=$(mktemp -d /tmp/h2d_engine.XXXXXX)
 pytest_gpu=(python3 -m pytest -p no:cacheprovider -q -n "$WORKERS" --timeout "$TT" -o addopts= -rfE -k "$SELECT")
 for mode in "${stages[@]}"; do
   case $mode in
     reference)
       for s in $SEEDS; do stage "reference-seed$s" "${REFERENCE_S:-300}" "${pytest_gpu[@]}" --hypothesis-seed="$s" --h2d-report "$OUT/reference-seed$s" tests; done ;;
     vllm)
-      unpack "$VLLM_TGZ" /tmp/vllm_py
+      unpack "$VLLM_TGZ" "$ENGINE_DIR/vllm_py"
       for s in ${ENGINE_SEEDS:-20261201}; do
-        stage "vllm-seed$s" "${VLLM_S:-300}" env PYTHONPATH="/tmp/vllm_py:${PYTHONPATH:-}" "${pytest_gpu[@]}" --hypothesis-seed="$s" --h2d-impl vllm --h2d-report "$OUT/vllm-seed$s" tests
+        stage "vllm-seed$s" "${VLLM_S:-300}" env PYTHONPATH="$ENGINE_DIR/vllm_py:${PYTHONPATH:-}" "${pytest_gpu[@]}" --hypothesis-seed="$s" --h2d-impl vllm --h2d-report "$OUT/vllm-seed$s" tests
       done ;;
     sglang)
-      unpack "$SGLANG_TGZ" /tmp/sglang_py
+      unpack "$SGLANG_TGZ" "$ENGINE_DIR/sglang_py"
       for s in ${ENGINE_SEEDS:-20261201}; do
-        stage "sglang-seed$s" "${SGLANG_S:-200}" env PYTHONPATH="/tmp/sglang_py:${PYTHONPATH:-}" "${pytest_gpu[@]}" --hypothesis-seed="$s" --h2d-impl sglang --h2d-report "$OUT/sglang-seed$s" tests
+        stage "sglang-seed$s" "${SGLANG_S:-200}" env PYTHONPATH="$ENGINE_DIR/sglang_py:${PYTHONPATH:-}" "${pytest_gpu[@]}" --hypothesis-seed="$s" --h2d-impl sglang --h2d-report "$OUT/sglang-seed$s" tests
       done ;;
     mutants)
       names=$(python3 -c 'from h2d_contracts.contracts.mutants import MUTANTS; print(" or ".join(n for n, m in MUTANTS.items() if m.needs == "cuda"))')
@@ -117,7 +119,7 @@ for mode in "${stages[@]}"; do
       stage timed-w4 "${TIMED_S:-420}" python3 -m pytest -p no:cacheprovider -p repeat -q -n 4 --count "$REPEAT" --timeout "$TT" -o addopts= -rfE -k "$TIMED" --hypothesis-seed=1 tests/test_gpu.py tests/test_engine.py ;;
     heldout)
       # shellcheck disable=SC2086
-      stage "heldout-$ROUND" "${HELDOUT_S:-480}" python3 dev/heldout.py "$OUT/heldout-$ROUND.json" dev/heldout "$ROUND" --seeds $SEEDS --jobs "${JOBS:-4}" -k "$SELECT" ${BUGS:+--bugs $BUGS} ;;
+      stage "heldout-$ROUND" "${HELDOUT_S:-480}" python3 dev/heldout.py "$OUT/heldout-$ROUND.json" dev/heldout "$ROUND" --seeds $SEEDS --jobs "${JOBS:-4}" -k "$SELECT" ${BUGS:+--bugs $BUGS} ${ONLY:+--only $ONLY} ;;
     *) echo "unknown stage $mode" >> "$SUMMARY" ;;
   esac
 done
