@@ -16,14 +16,14 @@ import torch
 from hypothesis import strategies as st
 
 import h2d_contracts.strategies as hs
-from h2d_contracts.harness.calling import has_bytes, raw_storage
+from h2d_contracts.harness.calling import expect_raise, has_bytes, raw_storage
 from h2d_contracts.harness.checks import check
 from h2d_contracts.harness.domain import in_domain
 from h2d_contracts.harness.oracle import assert_same_values
 from h2d_contracts.harness.registry import prop
-from h2d_contracts.harness.runner import run_given
+from h2d_contracts.harness.runner import Rows, run_given
 from h2d_contracts.harness.target import Target
-from h2d_contracts.harness.violations import fail
+from h2d_contracts.harness.violations import NotApplicable, fail
 
 __all__ = ["check_cpu_path_agrees"]
 
@@ -121,3 +121,30 @@ def prop_cpu_path(target: Target, device: torch.device, **overrides: Any) -> Non
             check_cpu_path_agrees(target, call.data, call.kwargs)
 
     run_given(body, overrides)
+
+
+#: Targets the CPU-platform variant must refuse (it writes host memory only): spelled as engines spell them.
+NON_HOST_DEVICES: tuple[Any, ...] = ("cuda", "cuda:0", 0, "meta")
+
+
+@check("cpu-path")
+def check_cpu_variant_refuses_device(target: Target, device: Any) -> None:
+    """cpu-path: the CPU-platform variant refuses a non-host ``device`` with ValueError naming it (the reference's rule;
+    a variant that hands the call to the main path would copy to the GPU on a CUDA host)."""
+    target.require("cpu-variant", "cpu-path")
+    variant = target.cpu_variant_target()
+    expect_raise("cpu-path", variant, [1, 2], {"device": device}, ValueError, f"the CPU variant with device={device!r}")
+
+
+@prop("cpu-path", table=True)
+def prop_cpu_variant_devices(target: Target, device: torch.device, **overrides: Any) -> None:
+    """cpu-path: the CPU-platform variant refuses CUDA and meta devices, in every spelling (a table; on a CUDA host
+    the main path would accept them, so a variant that delegates to it shows only there)."""
+    target.require("cpu-variant", "cpu-path")
+    del overrides
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise NotApplicable("cpu-path: no CUDA device")
+    rows = Rows("cpu variant devices")
+    for spelled in NON_HOST_DEVICES:
+        rows.row(check_cpu_variant_refuses_device, target, spelled)
+    rows.finish()

@@ -35,7 +35,8 @@ __all__ = ["check_no_alias"]
 
 @check("no-alias", valid_call=True)
 def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
-    """no-alias: the result shares no memory with ``data`` (also on the CPU path); mutating ``data`` afterwards changes nothing."""
+    """no-alias: the result shares no memory with ``data`` (also on the CPU path), nor is it (or does it share memory
+    with) the result of a second identical call, empty results included; mutating ``data`` afterwards changes nothing."""
     if resolve_device(kwargs).type == "cpu" and not target.host_copy:
         raise NotApplicable(
             f"no-alias on the host: target {target.name!r} declares host_copy=False (its host path stands in for a device, where a copy never aliases)"
@@ -52,6 +53,20 @@ def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
             got=f"result {span_out} vs data {span_in}",
             expected="disjoint",
             call=call,
+        )
+    again = call_valid("no-alias", target, data, kwargs)
+    synchronize()
+    span_again = storage_span(again)
+    shared = bool(
+        span_out and span_again and span_out[0] < span_again[1] and span_again[0] < span_out[1] and result.numel()
+    )
+    if again is result or shared:
+        fail(
+            "no-alias",
+            "two identical calls returned the same tensor" if again is result else "two calls' results share memory",
+            got=f"result {span_out} and the second call's {span_again}",
+            expected="a new tensor from every call (the caller may write into it)",
+            call=call + "  # called twice",
         )
     snapshot = copy.deepcopy(data) if isinstance(data, (list, tuple)) else None
     mutate(data)
@@ -109,6 +124,9 @@ def prop_no_alias_sizes(target: Target, device: torch.device, **overrides: Any) 
     del overrides  # deterministic: every row every run
     kinds = accepted(target, ["ndarray", "tensor"], "no-alias")
     rows = Rows("no-alias size ladder")
+    for kind in kinds:  # empty inputs: a result is still a new tensor every call (no cached empty)
+        empty = torch.zeros(0, dtype=torch.float32)
+        rows.row(check_no_alias, target, empty.numpy() if kind == "ndarray" else empty, {"device": device})
     for k, kind in enumerate(kinds):
         for n in hs.ladder(rotation=k + 2, sparse=sparse):
             dtype = (torch.float32, torch.int64, torch.int32)[n % 3]

@@ -405,10 +405,10 @@ def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
                 f"data is complex ({source.dtype}) but dtype={dtype} is not: the imaginary part would be lost"
             )
         return
+    if source.is_complex():  # before the empty shortcut: an empty complex input is refused like any other
+        raise TypeError(f"data is complex ({source.dtype}) but dtype={dtype} is an integer dtype")
     if source.numel() == 0:
         return
-    if source.is_complex():
-        raise TypeError(f"data is complex ({source.dtype}) but dtype={dtype} is an integer dtype")
     info = torch.iinfo(dtype)
     # The checks run in numpy where it can hold the source: one thread, where each torch op
     # on more than 32,768 elements is an OpenMP region that waits about 8 ms for a time slice

@@ -135,6 +135,21 @@ def _missing_cuda_index(d: _Drawn) -> BadInput:
     return d.bad(d.good, kwargs)
 
 
+def _empty_complex_to_real(d: _Drawn) -> BadInput:
+    carrier = d.draw(st.sampled_from(["ndarray", "tensor"]), label="data kind")
+    data: Any = np.zeros(0, np.complex64) if carrier == "ndarray" else torch.zeros(0, dtype=torch.complex64)
+    dt = d.draw(st.sampled_from([torch.float32, torch.float64, torch.int32, torch.int64]), label="dtype")
+    if d.draw(st.sampled_from(ROUTES), label="route") == "out":
+        return d.bad(data, {"out": d.out_for((0,), dt)})
+    return d.bad(data, {"dtype": dt, "device": d.device})
+
+
+def _device_tensor_data(d: _Drawn) -> BadInput:
+    # data already on a device (meta; on a CUDA host also CUDA memory, which .cpu() would quietly copy back)
+    where = d.draw(st.sampled_from(["meta", "cuda"] if torch.cuda.is_available() else ["meta"]), label="data device")
+    return d.bad(torch.zeros(d.n, device=where), {"out": d.out_for((d.n,))})
+
+
 def _device_bool(d: _Drawn) -> BadInput:
     # both bools, and numpy's: False == 0 and True == 1 as dict keys, so a device cache keyed by value alone
     # hands a bool the device an int spelled
@@ -278,7 +293,8 @@ _BUILDERS: dict[str, _Builder] = {
     "cpu-device-index": lambda d: d.bad(
         d.good, {"device": d.draw(st.sampled_from(["cpu:1", torch.device("cpu", 1)]), label="device")}
     ),
-    "device-tensor-data": lambda d: d.bad(torch.zeros(d.n, device="meta"), {"out": d.out_for((d.n,))}),
+    "device-tensor-data": _device_tensor_data,
+    "empty-complex-to-real": _empty_complex_to_real,
     "sparse-data": lambda d: d.bad(torch.zeros(d.n).to_sparse(), {"out": d.out_for((d.n,), torch.float32)}),
     "device-bool": _device_bool,
     "out-as-strided-overlap": _out_as_strided_overlap,

@@ -319,6 +319,12 @@ def _describe_array(obj: np.ndarray) -> str:
     if not obj.flags.writeable:
         # a read-only view of the same values and strides, in one expression
         base = f"np.lib.stride_tricks.as_strided({base}, writeable=False)"
+    cls = type(obj)
+    if cls is not np.ndarray:  # a subclass: numpy's own rebuilt as a view of that class, another named
+        if getattr(np, cls.__name__, None) is cls:
+            base = f"{base}.view(np.{cls.__name__})"
+        else:
+            notes.append(f"an ndarray subclass {cls.__module__}.{cls.__qualname__}")
     return base + (f"  # {', '.join(notes)}" if notes else "")
 
 

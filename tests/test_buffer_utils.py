@@ -45,3 +45,7 @@ def test_backed_steps(target, device):
 
 def test_backed_rows(target, device):
     P.prop_backed_rows(target, device)
+
+
+def test_fused_refused(target, device):
+    P.prop_fused_refused(target, device)

@@ -12,6 +12,11 @@ def test_cpu_path(target):
     P.prop_cpu_path(target, torch.device("cpu"))
 
 
+def test_cpu_variant_devices(target, device):
+    """Run on each device the suite tests (a CUDA host's [cuda] item is where a variant delegating to the main path shows)."""
+    P.prop_cpu_variant_devices(target, device)
+
+
 #: Contracts every entry point must meet: the CPU-platform variant runs them too (on the host).
 ENTRY_POINT_CONTRACTS = ("values", "dtype", "out", "target", "no-alias", "bad-input", "input-untouched")
 

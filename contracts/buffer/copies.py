@@ -65,6 +65,27 @@ def _row_count(n: Any, capacity: int) -> int:
     return capacity if n is None else int(n)
 
 
+def _held(buf: Any) -> dict[str, tuple[torch.Tensor, int]]:
+    """The buffer's ``.cpu`` and ``.gpu``: the objects and their addresses, as an engine (or a CUDA graph) holds them."""
+    return {name: (getattr(buf, name), getattr(buf, name).data_ptr()) for name in ("cpu", "gpu")}
+
+
+def _check_same_tensors(buf: Any, held: dict[str, tuple[torch.Tensor, int]], call: str) -> None:
+    """A copy writes into the buffer's tensors: ``.cpu``/``.gpu`` are the same objects at the same addresses after it."""
+    for name, (tensor, ptr) in held.items():
+        now = getattr(buf, name)
+        if now is not tensor or now.data_ptr() != ptr:
+            fail(
+                "buffer",
+                f"the copy replaced .{name}",
+                got=f"another tensor at {now.data_ptr():#x}"
+                if now is not tensor
+                else f"memory moved to {now.data_ptr():#x}",
+                expected=f"the same .{name} at {ptr:#x} (engines and captured CUDA graphs hold it)",
+                call=call,
+            )
+
+
 @check("buffer")
 def check_copy_to_gpu(
     target: Target, spec: dict[str, Any], device: torch.device, n: int | np.integer[Any] | None, values: torch.Tensor
@@ -80,10 +101,12 @@ def check_copy_to_gpu(
     buf.cpu.copy_(values)
     before_gpu = _bytes(buf.gpu)
     rows = _row_count(n, buf.gpu.shape[0])
+    held = _held(buf)
     with contexts.entered():
         view = buf.copy_to_gpu(n)
     wait(buf)
     synchronize()
+    _check_same_tensors(buf, held, call)
     _check_returned_rows(view, buf.gpu, ".gpu", rows, values, call)
     if aliased:
         return  # one memory: rows past n hold .cpu's values by construction
@@ -123,9 +146,11 @@ def check_copy_to_cpu(
     buf.gpu.copy_(values.to(buf.gpu.device))
     before_cpu = _bytes(buf.cpu)
     rows = _row_count(n, buf.cpu.shape[0])
+    held = _held(buf)
     with contexts.entered():
         view = buf.copy_to_cpu(n)
     wait(buf)  # the documented wait, before any read of .cpu
+    _check_same_tensors(buf, held, call)
     _check_returned_rows(view, buf.cpu, ".cpu", rows, values, call)
     if aliased:
         return

@@ -41,9 +41,11 @@ from .pool import (
 )
 from .staged import (
     UNSUPPORTED_STAGED_DTYPES,
+    check_fused_refused,
     check_fused_writes,
     check_staged_dtype_refused,
     check_staged_writes,
+    prop_fused_refused,
     prop_fused_writes,
     prop_staged_chunks,
     prop_staged_dtypes,
@@ -59,7 +61,9 @@ __all__ = [
     "prop_backed_rows",
     "prop_backed_steps",
     "prop_pool_depth",
+    "check_fused_refused",
     "check_fused_writes",
+    "prop_fused_refused",
     "check_pool_rows_refused",
     "check_pool_steps",
     "check_staged_dtype_refused",

@@ -64,8 +64,8 @@ _RANGE_ERRORS = (ValueError, OverflowError)
 
 @check("staged-write")
 def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tuple[Any, ...]]) -> None:
-    """staged-write: the schedule's applies leave ``.gpu`` equal to the model bit for bit; bad writes refused, nothing
-    staged; an apply holding a value past the dtype's range refused, nothing written and nothing lost (it stays staged)."""
+    """staged-write: the schedule's applies leave ``.gpu`` equal to the model bit for bit (the values as they were at
+    ``stage_write``, the caller's list overwritten after it); bad writes refused, nothing staged; an apply holding a value past the dtype's range refused, nothing written and nothing lost (it stays staged)."""
     cls = utils(target, "staged-write", "StagedWriteTensor")
     size, dtype, row = spec["size"], spec["dtype"], row_length(spec["size"])
     t = _made(cls, spec, torch.device(spec["device"]))
@@ -75,7 +75,9 @@ def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tup
     for i, op in enumerate(schedule):
         call = _schedule_call(spec, list(schedule[: i + 1]))
         if op[0] == "write":
-            t.stage_write(op[1], op[2], list(op[3]))
+            xs = list(op[3])
+            t.stage_write(op[1], op[2], xs)
+            xs[:] = [0 if v != 0 else 1 for v in xs]  # the caller reuses its list: what was staged must not change
             pending.append((op[1] * row + op[2], torch.tensor(list(op[3]), dtype=dtype)))
         elif op[0] == "elem":
             t.stage_write_elem(op[1], op[2])
@@ -259,3 +261,68 @@ def prop_fused_writes(target: Target, device: torch.device, **overrides: Any) ->
         check_fused_writes(target, specs, schedules, max_writes)
 
     run_given(body, overrides)
+
+
+@check("fused-writes")
+def check_fused_refused(target: Target, device: str, case: str) -> None:
+    """fused-writes: an apply that cannot be done whole is refused before any tensor is written: tables that disagree
+    with the tensors (``case`` "ptrs swapped", "stride wrong") raise ValueError naming them; a value past one tensor's
+    dtype ("value past int32") raises ValueError or OverflowError; every ``.gpu`` stays zeros, and nothing is lost (the
+    writes stay staged: applying again raises again)."""
+    cls = utils(target, "fused-writes", "StagedWriteTensor")
+    fused_cls = utils(target, "fused-writes", "FusedStagedWriter")
+    where = torch.device(device)
+    tensors = [cls((2, 4), torch.int32, where) for _ in range(2)]  # one shape: a swapped table still writes in bounds
+    tensors[0].stage_write(0, 1, [5, 6])
+    tensors[1].stage_write(1, 0, [2**40] if case == "value past int32" else [7])
+    ptrs = [t.gpu.data_ptr() for t in tensors]
+    strides = [t.gpu.stride(0) for t in tensors]
+    if case == "ptrs swapped":
+        ptrs.reverse()
+    elif case == "stride wrong":
+        strides[1] = 0  # row 0 of the tensor (in bounds) for every row
+    call = (
+        "a, b = StagedWriteTensor((2, 4), torch.int32, ...), StagedWriteTensor((2, 4), torch.int32, ...); "
+        f"a.stage_write(0, 1, [5, 6]); b.stage_write(1, 0, [{'2**40' if case == 'value past int32' else '7'}]); "
+        f"FusedStagedWriter({device!r}, 2).apply([a, b], ptrs, strides)  # {case}"
+    )
+    table = (
+        torch.tensor(ptrs, dtype=torch.uint64, device=where),
+        torch.tensor(strides, dtype=torch.int64, device=where),
+    )
+    writer = fused_cls(where, 2)
+    raises, names = (
+        ((ValueError, OverflowError), ())
+        if case == "value past int32"
+        else ((ValueError,), ("output_ptrs", "output_strides"))
+    )
+    for attempt in ("", ", applied again (nothing lost: the writes stay staged)"):
+        refused(
+            "fused-writes",
+            lambda: writer.apply(tensors, *table),
+            raises,
+            names,
+            f"a fused apply with {case}{attempt}",
+            call,
+        )
+        synchronize()
+        for k, t in enumerate(tensors):
+            if bool((t.gpu != 0).any()):
+                fail(
+                    "fused-writes",
+                    f"a refused fused apply ({case}) wrote tensor {k}",
+                    got=str(t.gpu.to("cpu").tolist()),
+                    expected="every tensor untouched (validated whole before any write)",
+                    call=call,
+                )
+
+
+@prop("fused-writes", table=True)
+def prop_fused_refused(target: Target, device: torch.device, **overrides: Any) -> None:
+    """fused-writes: swapped pointer tables, a wrong stride and a value past int32 refused, nothing written (a table)."""
+    target.require("buffer-utils", "fused-writes")
+    del overrides
+    rows = Rows("fused refusals")
+    for case in ("ptrs swapped", "stride wrong", "value past int32"):
+        rows.row(check_fused_refused, target, device_str(device), case)
+    rows.finish()

@@ -127,6 +127,9 @@ def prop_values_layouts(target: Target, device: torch.device, **overrides: Any) 
             sources += [
                 hs.tensor_in_layout(torch.from_numpy(base.copy()), layout, pinned=False) for layout in hs.TENSOR_LAYOUTS
             ]
+            sources.append(
+                base.copy().view(np.memmap)
+            )  # an ndarray subclass (np.memmap: a file's pages), not ndarray itself
             for data in sources:
                 rows.row(check_values, target, data, {"device": device})
                 if with_out:
