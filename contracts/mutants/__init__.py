@@ -27,6 +27,7 @@ from . import (  # noqa: F401 - registers the mutants
     no_alias,
     no_target,
     out,
+    r36_kinds,
     reliability,
     scale,
     sequence,
