@@ -79,7 +79,7 @@ def uva_view(cpu: torch.Tensor) -> torch.Tensor:
     """A CUDA tensor over the same pinned host memory as ``cpu`` (same shape and dtype); kernels read it when they run.
 
     Args:
-        cpu: a contiguous pinned host tensor.
+        cpu: a contiguous pinned host tensor (an empty one gives an empty device tensor: there is nothing to map).
 
     Raises:
         RuntimeError: UVA is unavailable (no CUDA device, or no pinned memory).
@@ -87,6 +87,9 @@ def uva_view(cpu: torch.Tensor) -> torch.Tensor:
     """
     if not uva_available():
         raise RuntimeError("UVA is not available: needs a CUDA device and pinned host memory")
+    if cpu.device.type == "cpu" and cpu.numel() == 0:
+        # no bytes to map (torch reports an empty pinned tensor as not pinned): an empty device tensor of that shape
+        return torch.empty(cpu.shape, dtype=cpu.dtype, device=f"cuda:{torch.cuda.current_device()}")
     if cpu.device.type != "cpu" or not cpu.is_pinned():
         raise ValueError("cpu must be a pinned host tensor (a UVA view maps pinned memory)")
     if not cpu.is_contiguous():
