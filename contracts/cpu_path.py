@@ -133,7 +133,10 @@ def check_cpu_variant_refuses_device(target: Target, device: Any) -> None:
     a variant that hands the call to the main path would copy to the GPU on a CUDA host)."""
     target.require("cpu-variant", "cpu-path")
     variant = target.cpu_variant_target()
-    expect_raise("cpu-path", variant, [1, 2], {"device": device}, ValueError, f"the CPU variant with device={device!r}")
+    kwargs: dict[str, Any] = {"device": device}
+    if "dtype" in target.requires:  # a signature that requires dtype gets one (the refusal judged is device's)
+        kwargs["dtype"] = torch.int64
+    expect_raise("cpu-path", variant, [1, 2], kwargs, ValueError, f"the CPU variant with device={device!r}")
 
 
 @prop("cpu-path", table=True)

@@ -282,10 +282,13 @@ def _build(found: Located) -> Target:
     if found.buffer_utils is not None:
         try:
             utils, utils_notes = vllm_buffer_utils.load(found.buffer_utils, fn)
-        except NameError as exc:
-            raise TargetLoadError(
-                f"{exc}: a vLLM release this adapter does not know yet; write a target for it (docs/targets.md)"
-            ) from exc
+        except NameError as exc:  # the Model Runner V2 half only: the helper and the buffer are still judged
+            utils_notes = [f"Model Runner V2 utilities not loaded ({exc}): their contracts are not applicable"]
+    elif (earlier := vllm_buffer_utils.earlier_layout(found.root)) is not None:
+        utils_notes = [
+            f"Model Runner V2 utilities in {earlier.relative_to(found.root.parent).as_posix()} not loaded: an earlier "
+            "layout (no NonUvaBuffer) this adapter does not load yet; their contracts are not applicable"
+        ]
     caps = (
         {"cuda"}
         | ({"buffer-utils"} if utils is not None else set())

@@ -44,7 +44,7 @@ import torch
 
 from .source import load_definitions
 
-__all__ = ["KERNEL_NAMES", "find", "load"]
+__all__ = ["KERNEL_NAMES", "earlier_layout", "find", "load"]
 
 #: The classes loaded without Triton, then the ones whose methods launch the kernel, then the kernel's definitions.
 _PLAIN = ("UvaBuffer", "NonUvaBuffer", "UvaBufferPool", "UvaBackedTensor")
@@ -55,14 +55,21 @@ _CONSTANTS = {"_DEFAULT_MAX_CONCURRENCY": 2, "_WRITE_BLOCK_SIZE": 1024}
 
 
 def find(root: Path) -> Path | None:
-    """The release's ``vllm/v1/worker/gpu/buffer_utils.py`` if it defines ``StagedWriteTensor`` and ``UvaBufferPool``, else None."""
+    """The release's ``vllm/v1/worker/gpu/buffer_utils.py`` if it defines the six classes (0.31 on), else None."""
     path = root / "v1" / "worker" / "gpu" / "buffer_utils.py"
     try:
         tree = ast.parse(path.read_text(), filename=str(path))
     except (OSError, SyntaxError):
         return None
     classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
-    return path if {"StagedWriteTensor", "UvaBufferPool"} <= classes else None
+    return path if set(_PLAIN + _STAGED) <= classes else None
+
+
+def earlier_layout(root: Path) -> Path | None:
+    """The release's buffer_utils.py when it is of a layout :func:`find` does not load (0.15-0.29: no ``NonUvaBuffer``,
+    so without UVA its classes only raise "UVA is not available"), else None."""
+    path = root / "v1" / "worker" / "gpu" / "buffer_utils.py"
+    return path if path.is_file() and find(root) is None else None
 
 
 def _logger() -> Any:
