@@ -33,6 +33,11 @@ from h2d_contracts.harness.violations import NotApplicable, fail
 __all__ = ["check_no_alias"]
 
 
+def _overlap(a: tuple[int, int] | None, b: tuple[int, int] | None) -> bool:
+    """Whether two storage byte spans (``storage_span``: ``[start, end)``, None without storage) intersect."""
+    return a is not None and b is not None and a[0] < b[1] and b[0] < a[1]
+
+
 @check("no-alias", valid_call=True)
 def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     """no-alias: the result shares no memory with ``data`` (also on the CPU path), nor is it (or does it share memory
@@ -46,7 +51,7 @@ def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     result = call_valid("no-alias", target, data, kwargs)
     synchronize()
     span_in, span_out = storage_span(data), storage_span(result)
-    if span_in and span_out and span_in[0] < span_out[1] and span_out[0] < span_in[1] and result.numel():
+    if _overlap(span_in, span_out) and result.numel():
         fail(
             "no-alias",
             "result memory overlaps the input's",
@@ -57,9 +62,7 @@ def check_no_alias(target: Target, data: Any, kwargs: dict[str, Any]) -> None:
     again = call_valid("no-alias", target, data, kwargs)
     synchronize()
     span_again = storage_span(again)
-    shared = bool(
-        span_out and span_again and span_out[0] < span_again[1] and span_again[0] < span_out[1] and result.numel()
-    )
+    shared = _overlap(span_out, span_again) and bool(result.numel())
     if again is result or shared:
         fail(
             "no-alias",

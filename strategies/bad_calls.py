@@ -23,7 +23,7 @@ from . import _validate as _v
 from .describe import describe_call
 from .errors import BAD_INPUT_KINDS
 from .out_tensors import out_buffers
-from .value_ranges import _INT_TARGETS, ROUTES, VALUE_KINDS, value_case
+from .value_ranges import _INT_TARGETS, REAL_TARGETS, ROUTES, VALUE_KINDS, value_case
 
 
 @dataclass
@@ -138,7 +138,7 @@ def _missing_cuda_index(d: _Drawn) -> BadInput:
 def _empty_complex_to_real(d: _Drawn) -> BadInput:
     carrier = d.draw(st.sampled_from(["ndarray", "tensor"]), label="data kind")
     data: Any = np.zeros(0, np.complex64) if carrier == "ndarray" else torch.zeros(0, dtype=torch.complex64)
-    dt = d.draw(st.sampled_from([torch.float32, torch.float64, torch.int32, torch.int64]), label="dtype")
+    dt = d.draw(st.sampled_from(REAL_TARGETS), label="dtype")
     if d.draw(st.sampled_from(ROUTES), label="route") == "out":
         return d.bad(data, {"out": d.out_for((0,), dt)})
     return d.bad(data, {"dtype": dt, "device": d.device})

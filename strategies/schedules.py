@@ -5,7 +5,8 @@ A staging schedule is a list of operations on one ``StagedWriteTensor`` (vLLM 0.
 ``("elem", index, value)``, ``("apply",)``, ``("bad", index, start, values)`` and
 ``("badelem", index, value)`` (a write past the tensor's bounds, empty ones included, which
 must be refused) and ``("overflow", index, start, values)`` (an in-bounds write holding a
-value the integer dtype cannot hold, which the next apply must refuse, nothing written). Writes cross the 1,024-element chunks
+value the integer dtype cannot hold, which the next apply must refuse, nothing written).
+Writes cross the 1,024-element chunks
 vLLM's kernel copies per program, overlap earlier writes of the same row, and hit the
 first and last rows and columns. A pool schedule is a list of host inputs (lists, arrays,
 tensors) sent one step at a time through a ``UvaBufferPool``, some longer than a slot (the

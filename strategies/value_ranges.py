@@ -14,6 +14,8 @@ from ._dtypes import UNSIGNED_WIDE_DTYPES
 
 #: The routes a target dtype reaches a call by.
 ROUTES = ("out", "dtype")
+#: Real dtypes a complex input is refused into (floating and integer).
+REAL_TARGETS = (torch.float32, torch.float64, torch.int32, torch.int64)
 
 _INT_TARGETS = (torch.int8, torch.uint8, torch.int16, torch.int32, torch.int64) + UNSIGNED_WIDE_DTYPES
 _FLOAT_CARRIERS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
@@ -79,8 +81,7 @@ def value_case(kind: str, carrier: str, n: int, pick: int = 0) -> tuple[Any, tor
     if kind == "uint32-out-of-range":
         return carry([2**31] * n, np.uint32, getattr(torch, "uint32", torch.int64)), torch.int32
     if kind == "complex-to-real":
-        reals = (torch.float32, torch.float64, torch.int32, torch.int64)
-        return carry([1 + 2j] * n, np.complex128, torch.complex64), reals[pick % len(reals)]
+        return carry([1 + 2j] * n, np.complex128, torch.complex64), REAL_TARGETS[pick % len(REAL_TARGETS)]
     if kind == "negative-into-unsigned":
         targets: Sequence[torch.dtype] = UNSIGNED_WIDE_DTYPES or (torch.uint8,)
         if pick % 2:

@@ -31,6 +31,35 @@ __all__ = [
 ]
 
 
+_Reader = tuple[int, torch.Tensor, Any]  # (step, what the reader read or the view itself, its done event or None)
+
+
+def _retire(readers: list[_Reader], upto: int, steps: Any, call: str) -> None:
+    """The caller retires a slot's readers before its reuse: judge (and drop) every reader of a step ``<= upto``."""
+    while readers and readers[0][0] <= upto:
+        _judge(readers.pop(0), steps, call)
+
+
+def _read(view: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """A reader of ``view``: on CUDA a kernel queued now (it reads the memory when it runs), on the host the view itself."""
+    return view.clone() if device.type == "cuda" else view
+
+
+def _done(device: torch.device) -> Any:
+    """On CUDA an event recorded after the readers queued so far (waited on before judging them); None on the host."""
+    if device.type != "cuda":
+        return None
+    done = torch.cuda.Event()
+    done.record()
+    return done
+
+
+def _uva_class(target: Target) -> tuple[str, Any]:
+    """The buffer class ``uva(n)`` is judged on here: ``UvaBuffer`` where UVA is available, ``NonUvaBuffer`` elsewhere."""
+    name = "UvaBuffer" if torch.cuda.is_available() else "NonUvaBuffer"
+    return name, utils(target, "uva", name)
+
+
 def _step_call(method: str, k: int, x: Any) -> str:
     out = ", out=out" if method == "copy_to_gpu-out" else ""
     return f"pool.{method.removesuffix('-out')}(<step {k}: {len(x)} rows>{out})"
@@ -48,24 +77,18 @@ def check_pool_steps(target: Target, spec: dict[str, Any], steps: list[Any], met
         _step_call(m, k, x) for k, (m, x) in enumerate(zip(methods, steps, strict=True))
     )
     device = pool_device()
-    readers: list[tuple[int, torch.Tensor, Any]] = []  # (step, what the reader read or the view, its done event)
-    kept: list[tuple[int, torch.Tensor, Any]] = []  # copy_to_gpu results: their own memory, valid for good
+    readers: list[_Reader] = []
+    kept: list[_Reader] = []  # copy_to_gpu results: their own memory, valid for good
     for k, (method, x) in enumerate(zip(methods, steps, strict=True)):
-        while readers and readers[0][0] <= k - depth:  # the caller retires a slot's readers before its reuse
-            _judge(readers.pop(0), steps, call)
+        _retire(readers, k - depth, steps, call)
         if device.type == "cuda":
             busy(READER_BUSY_MS, device)  # what the call queues, and the reader after it, run behind this
         if method == "copy_to_uva":
-            view = pool.copy_to_uva(x)
-            read = view.clone() if device.type == "cuda" else view  # a kernel reading the slot when it runs
+            read = _read(pool.copy_to_uva(x), device)
         else:
             read = _copied_to_gpu(pool, method, x, spec, device, call)
             kept.append((k, read, None))
-        done = None
-        if device.type == "cuda":
-            done = torch.cuda.Event()
-            done.record()
-        readers.append((k, read, done))
+        readers.append((k, read, _done(device)))
     synchronize()
     for r in [*readers, *kept]:
         _judge(r, steps, call)
@@ -89,7 +112,7 @@ def _copied_to_gpu(pool: Any, method: str, x: Any, spec: dict[str, Any], device:
     return got
 
 
-def _judge(reader: tuple[int, torch.Tensor, Any], steps: Any, call: str) -> None:
+def _judge(reader: _Reader, steps: Any, call: str) -> None:
     """A reader of step ``k`` (``steps[k]``: a list, an ndarray or a tensor) read its own step's data."""
     k, read, done = reader
     if done is not None:
@@ -135,13 +158,12 @@ def check_backed_steps(target: Target, spec: dict[str, Any], refreshes: list[int
     made = f"t = UvaBackedTensor({spec['size']!r}, {spec['dtype']}, max_concurrency={depth})"
     device = pool_device()
     steps: dict[int, Any] = {-1: np.zeros(tuple(t.np.shape), dtype=t.np.dtype)}  # -1: the view made at construction
-    readers: list[tuple[int, torch.Tensor, Any]] = [(-1, t.gpu.clone() if device.type == "cuda" else t.gpu, None)]
+    readers: list[_Reader] = [(-1, _read(t.gpu, device), None)]
     for k, n in enumerate(refreshes):
         call = "; ".join(
             [made, *(f"t.np[:] = <step {j}>; t.copy_to_uva({m!r})" for j, m in enumerate(refreshes[: k + 1]))]
         )
-        while readers and readers[0][0] <= k - depth:
-            _judge(readers.pop(0), steps, call)
+        _retire(readers, k - depth, steps, call)
         t.np[:] = (100 * (k + 1) + np.arange(t.np.size)).reshape(t.np.shape).astype(t.np.dtype)
         steps[k] = t.np.copy() if n is None else t.np[:n].copy()
         if device.type == "cuda":
@@ -155,12 +177,7 @@ def check_backed_steps(target: Target, spec: dict[str, Any], refreshes: list[int
                 expected="t.gpu",
                 call=call,
             )
-        done = None
-        if device.type == "cuda":
-            view = view.clone()
-            done = torch.cuda.Event()
-            done.record()
-        readers.append((k, view, done))
+        readers.append((k, _read(view, device), _done(device)))
     synchronize()
     for r in readers:
         _judge(r, steps, made + "; ...")
@@ -187,8 +204,7 @@ def check_backed_rows_refused(target: Target, size: Any, n: Any) -> None:
 def check_uva_fresh(target: Target, size: Any, dtype: torch.dtype) -> None:
     """uva: a new buffer's ``.cpu``, ``.np`` and view are zeros, even where freed memory of the same size held other bytes."""
     on_cuda = torch.cuda.is_available()
-    name = "UvaBuffer" if on_cuda else "NonUvaBuffer"
-    cls = utils(target, "uva", name)
+    name, cls = _uva_class(target)
     shape = (size,) if isinstance(size, int) else tuple(size)
     for _ in range(4):  # freed blocks of this size holding 0x5A bytes, for the allocator to hand back
         dirty = torch.full(shape, 0x5A, dtype=torch.uint8 if dtype.itemsize == 1 else dtype, pin_memory=on_cuda)
@@ -215,12 +231,11 @@ def check_uva_fresh(target: Target, size: Any, dtype: torch.dtype) -> None:
 @check("uva")
 def check_uva_rows(target: Target, size: Any, dtype: torch.dtype, n: Any) -> None:
     """uva: ``uva(n)`` is ``.cpu[:n]`` for ``n`` in ``[0, rows]`` (all for None); IndexError/TypeError naming ``n`` otherwise."""
-    on_cuda = torch.cuda.is_available()
-    cls = utils(target, "uva", "UvaBuffer" if on_cuda else "NonUvaBuffer")
+    name, cls = _uva_class(target)
     buf = cls(size, dtype)
     rows = buf.cpu.shape[0]
     buf.cpu.copy_(torch.arange(buf.cpu.numel()).reshape(buf.cpu.shape).to(dtype) + 1)
-    call = f"buf = {'UvaBuffer' if on_cuda else 'NonUvaBuffer'}({size!r}, {dtype}); buf.uva({n!r})"
+    call = f"buf = {name}({size!r}, {dtype}); buf.uva({n!r})"
     valid = n is None or (isinstance(n, int) and not isinstance(n, bool) and 0 <= n <= rows)
     if not valid:
         refused(

@@ -1,4 +1,4 @@
-"""Contracts of Model Runner V2's staged writes: ``staged-write`` and ``fused-writes`` (one of's transfer utilities: ``uva``, ``pool``, ``staged-write``, ``fused-writes``."""
+"""Contracts of Model Runner V2's staged writes: ``staged-write`` (``StagedWriteTensor``) and ``fused-writes``."""
 
 from __future__ import annotations
 
@@ -23,7 +23,13 @@ from h2d_contracts.strategies.schedules import (
 
 from .common import device_str, refused, utils
 
-__all__ = ["UNSUPPORTED_STAGED_DTYPES", "check_fused_writes", "check_staged_dtype_refused", "check_staged_writes"]
+__all__ = [
+    "UNSUPPORTED_STAGED_DTYPES",
+    "check_fused_refused",
+    "check_fused_writes",
+    "check_staged_dtype_refused",
+    "check_staged_writes",
+]
 
 #: Dtypes a StagedWriteTensor must refuse with ValueError (vLLM 0.33.0 supports int32, int64, float32).
 UNSUPPORTED_STAGED_DTYPES = (
@@ -65,7 +71,8 @@ _RANGE_ERRORS = (ValueError, OverflowError)
 @check("staged-write")
 def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tuple[Any, ...]]) -> None:
     """staged-write: the schedule's applies leave ``.gpu`` equal to the model bit for bit (the values as they were at
-    ``stage_write``, the caller's list overwritten after it); bad writes refused, nothing staged; an apply holding a value past the dtype's range refused, nothing written and nothing lost (it stays staged)."""
+    ``stage_write``, the caller's list overwritten after it); bad writes refused, nothing staged; an apply holding a
+    value past the dtype's range refused, nothing written and nothing lost (it stays staged)."""
     cls = utils(target, "staged-write", "StagedWriteTensor")
     size, dtype, row = spec["size"], spec["dtype"], row_length(spec["size"])
     t = _made(cls, spec, torch.device(spec["device"]))

@@ -64,11 +64,9 @@ class _DropImports(ast.NodeTransformer):
 
     def __init__(self, modules: frozenset[str]) -> None:
         self.modules = modules
-        self.dropped: set[str] = set()
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.stmt:
         if node.module in self.modules:
-            self.dropped.update(a.asname or a.name for a in node.names)
             return ast.copy_location(ast.Pass(), node)
         return node
 
@@ -110,7 +108,6 @@ def load_definitions(
     if local_imports:
         dropper = _DropImports(local_imports)
         nodes = [dropper.visit(n) for n in nodes]
-        ast.fix_missing_locations(ast.Module(body=nodes, type_ignores=[]))
     missing = sorted(free_globals(nodes) - set(namespace))
     if missing:
         raise NameError(f"{path}: {', '.join(names)} use globals {missing} that the adapter does not supply")

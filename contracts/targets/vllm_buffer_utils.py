@@ -54,15 +54,19 @@ KERNEL_NAMES = ("_num_write_chunks", "_apply_write_kernel", "_load_ptr")
 _CONSTANTS = {"_DEFAULT_MAX_CONCURRENCY": 2, "_WRITE_BLOCK_SIZE": 1024}
 
 
-def find(root: Path) -> Path | None:
-    """The release's ``vllm/v1/worker/gpu/buffer_utils.py`` if it defines the six classes (0.31 on), else None."""
-    path = root / "v1" / "worker" / "gpu" / "buffer_utils.py"
+def _defined(path: Path) -> set[str]:
+    """The top-level classes and functions of the file at ``path`` (none if it is missing or does not parse)."""
     try:
         tree = ast.parse(path.read_text(), filename=str(path))
     except (OSError, SyntaxError):
-        return None
-    classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
-    return path if set(_PLAIN + _STAGED) <= classes else None
+        return set()
+    return {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+
+
+def find(root: Path) -> Path | None:
+    """The release's ``vllm/v1/worker/gpu/buffer_utils.py`` if it defines the six classes (0.31 on), else None."""
+    path = root / "v1" / "worker" / "gpu" / "buffer_utils.py"
+    return path if set(_PLAIN + _STAGED) <= _defined(path) else None
 
 
 def earlier_layout(root: Path) -> Path | None:
@@ -135,9 +139,7 @@ def load(path: Path, async_tensor_h2d: Any) -> tuple[Any, list[str]]:
     if tri is not None:
         namespace["triton"], namespace["tl"] = tri
         names += [*_STAGED, *KERNEL_NAMES]
-    # releases differ in their helpers (0.31 has no _num_write_chunks): load those this file defines
-    tree = ast.parse(path.read_text(), filename=str(path))
-    defined = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    defined = _defined(path)  # releases differ in their helpers (0.31 has no _num_write_chunks): load those it has
     names = [n for n in names if n in defined]
     loaded = load_definitions(
         path, names, namespace, "vllm.v1.worker.gpu.buffer_utils", local_imports=frozenset({"vllm.platforms"})
