@@ -49,3 +49,7 @@ def test_backed_rows(target, device):
 
 def test_fused_refused(target, device):
     P.prop_fused_refused(target, device)
+
+
+def test_staged_stream_order(target, device):
+    P.prop_staged_stream_order(target, device)

@@ -16,7 +16,10 @@ The classes of vLLM 0.33.0's ``vllm/v1/worker/gpu/buffer_utils.py`` (a target's
   vLLM asks of callers), growth included; ``x`` whose rows are not a slot's rows is refused.
 - ``uva``: ``uva(n)`` is the first ``n`` rows of ``.cpu``, refused past the rows (IndexError
   naming ``n``); on CUDA a ``UvaBuffer``'s view is read when the kernel runs (a reader
-  queued behind busy work sees what the host wrote after the call).
+  queued behind busy work sees what the host wrote after the call), and the view keeps its
+  pinned memory alive; a ``NonUvaBuffer``'s ``uva(n)`` holds the values at the call.
+- ``staged-write`` on CUDA: applies land in stream order (a reader queued before
+  ``apply_write`` reads the previous contents), UVA-backed ``.gpu`` included.
 
 On the CPU the pool's slots are ``NonUvaBuffer``\\ s (no UVA) and a reader is a host read;
 on CUDA readers are kernels queued behind calibrated busy work (``contracts.gpu.timing``).
@@ -25,10 +28,12 @@ on CUDA readers are kernels queued behind calibrated busy work (``contracts.gpu.
 from .pool import (
     check_backed_rows_refused,
     check_backed_steps,
+    check_nonuva_values_at_call,
     check_pool_depth_refused,
     check_pool_rows_refused,
     check_pool_steps,
     check_uva_fresh,
+    check_uva_outlives_buffer,
     check_uva_read_at_kernel_time,
     check_uva_rows,
     prop_backed_rows,
@@ -44,11 +49,13 @@ from .staged import (
     check_fused_refused,
     check_fused_writes,
     check_staged_dtype_refused,
+    check_staged_on_stream,
     check_staged_writes,
     prop_fused_refused,
     prop_fused_writes,
     prop_staged_chunks,
     prop_staged_dtypes,
+    prop_staged_stream_order,
     prop_staged_writes,
 )
 
@@ -57,7 +64,10 @@ __all__ = [
     "check_backed_rows_refused",
     "check_backed_steps",
     "check_pool_depth_refused",
+    "check_nonuva_values_at_call",
+    "check_staged_on_stream",
     "check_uva_fresh",
+    "check_uva_outlives_buffer",
     "prop_backed_rows",
     "prop_backed_steps",
     "prop_pool_depth",
@@ -75,6 +85,7 @@ __all__ = [
     "prop_pool_steps",
     "prop_staged_chunks",
     "prop_staged_dtypes",
+    "prop_staged_stream_order",
     "prop_staged_writes",
     "prop_uva_kernel_time",
     "prop_uva_rows",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,9 @@ __all__ = [
     "check_pool_depth_refused",
     "check_pool_rows_refused",
     "check_pool_steps",
+    "check_nonuva_values_at_call",
     "check_uva_fresh",
+    "check_uva_outlives_buffer",
     "check_uva_read_at_kernel_time",
     "check_uva_rows",
 ]
@@ -277,6 +280,56 @@ def check_uva_read_at_kernel_time(target: Target, rows: int) -> None:
         )
 
 
+@check("uva")
+def check_uva_outlives_buffer(target: Target, rows: int) -> None:
+    """uva (CUDA): a view keeps its pinned host memory alive: with the ``UvaBuffer`` dropped and new pinned tensors of
+    its size filled with other values, the view still reads the buffer's (vLLM's ``get_cuda_view_from_cpu_tensor``:
+    the view's deleter holds the host tensor)."""
+    cls = utils(target, "uva", "UvaBuffer")
+    buf = cls(rows, torch.int32)
+    buf.np[:] = 1
+    view = buf.uva()
+    del buf
+    gc.collect()
+    # the caching host allocator hands a freed block to the next pinned allocation of its size
+    tenants = [torch.full((rows,), 2, dtype=torch.int32, pin_memory=True) for _ in range(4)]
+    got = view.to("cpu")
+    del tenants
+    if not bool((got == 1).all()):
+        fail(
+            "uva",
+            "a view read after its UvaBuffer was dropped and pinned tensors of its size were allocated",
+            got=f"{got[:4].tolist()} (the new tensors' bytes: the view did not keep its memory)",
+            expected="[1, ...]: the view keeps the pinned tensor it maps alive",
+            call=f"buf = UvaBuffer({rows}, torch.int32); buf.np[:] = 1; view = buf.uva(); del buf; gc.collect(); "
+            f"tenants = [torch.full(({rows},), 2, dtype=torch.int32, pin_memory=True) for _ in range(4)]; view.cpu()",
+        )
+
+
+@check("uva")
+def check_nonuva_values_at_call(target: Target, rows: int) -> None:
+    """uva (CUDA): ``NonUvaBuffer.uva()`` holds the host's values at the call (vLLM: a copy from pageable ``.cpu``):
+    the host refilling ``.np`` right after, while the stream is still busy, changes nothing."""
+    cls = utils(target, "uva", "NonUvaBuffer")
+    device = pool_device()
+    buf = cls(rows, torch.int32)
+    buf.np[:] = 1
+    busy(READER_BUSY_MS, device)
+    view = buf.uva()
+    buf.np[:] = 2
+    synchronize()
+    got = view.detach().to("cpu")
+    if not bool((got == 1).all()):
+        fail(
+            "uva",
+            "NonUvaBuffer.uva() with the stream busy, .np refilled right after the call",
+            got=f"{got[:4].tolist()} (the refill: the copy read the host's memory after the call)",
+            expected="[1, ...]: the values at the call (vLLM's fallback copies from pageable memory)",
+            call=f"buf = NonUvaBuffer({rows}, torch.int32); buf.np[:] = 1; <stream busy {READER_BUSY_MS} ms>; "
+            "view = buf.uva(); buf.np[:] = 2",
+        )
+
+
 @prop("pool")
 def prop_pool_steps(target: Target, device: torch.device, **overrides: Any) -> None:
     """pool: drawn step schedules (growth included), readers retired max_concurrency steps later."""
@@ -326,13 +379,18 @@ def prop_uva_rows(target: Target, device: torch.device, **overrides: Any) -> Non
 
 @prop("uva", table=True)
 def prop_uva_kernel_time(target: Target, device: torch.device, **overrides: Any) -> None:
-    """uva (CUDA): a view's values are the host's when the reader runs."""
+    """uva (CUDA): a view's values are the host's when the reader runs, and its memory lives as long as the view;
+    ``NonUvaBuffer``'s copy holds the values at the call."""
     target.require("buffer-utils", "uva")
     if not torch.cuda.is_available() or device.type != "cuda":
         raise NotApplicable("contract 'uva': a read at kernel time needs a CUDA device")
     del overrides
+    rows = Rows("uva on CUDA")
     for n in (1, 1000, 1 << 20):
-        check_uva_read_at_kernel_time(target, n)
+        rows.row(check_uva_read_at_kernel_time, target, n)
+        rows.row(check_uva_outlives_buffer, target, n)
+        rows.row(check_nonuva_values_at_call, target, n)
+    rows.finish()
 
 
 @prop("pool", table=True)

@@ -13,7 +13,7 @@ from h2d_contracts.harness.oracle import assert_same_values
 from h2d_contracts.harness.registry import prop
 from h2d_contracts.harness.runner import Rows, run_given
 from h2d_contracts.harness.target import Target
-from h2d_contracts.harness.violations import fail
+from h2d_contracts.harness.violations import NotApplicable, fail
 from h2d_contracts.strategies.schedules import (
     STAGED_WRITE_DTYPES,
     row_length,
@@ -21,13 +21,15 @@ from h2d_contracts.strategies.schedules import (
     staging_schedules,
 )
 
-from .common import device_str, refused, utils
+from ..gpu.timing import busy
+from .common import READER_BUSY_MS, device_str, refused, utils
 
 __all__ = [
     "UNSUPPORTED_STAGED_DTYPES",
     "check_fused_refused",
     "check_fused_writes",
     "check_staged_dtype_refused",
+    "check_staged_on_stream",
     "check_staged_writes",
 ]
 
@@ -250,6 +252,50 @@ def prop_staged_dtypes(target: Target, device: torch.device, **overrides: Any) -
     rows = Rows("staged-write dtypes")
     for dtype in UNSUPPORTED_STAGED_DTYPES:
         rows.row(check_staged_dtype_refused, target, dtype, device_str(device))
+    rows.finish()
+
+
+@check("staged-write")
+def check_staged_on_stream(target: Target, rows: int, uva: bool) -> None:
+    """staged-write (CUDA): ``apply_write`` writes on the current stream: a reader queued before it, behind busy work,
+    reads the previous contents and one queued after reads the writes; a UVA-backed ``.gpu`` too (vLLM's Triton kernel
+    writes it on the stream: a host store at the call would reach a reader queued before the apply)."""
+    cls = utils(target, "staged-write", "StagedWriteTensor")
+    device = torch.device(f"cuda:{torch.cuda.current_device()}")
+    spec = {"size": rows, "dtype": torch.int32, "device": str(device), "uva": uva}
+    t = _made(cls, spec, device)
+    busy(READER_BUSY_MS, device)
+    before = t.gpu.clone()
+    t.stage_write(0, 0, [7] * rows)
+    t.apply_write()
+    after = t.gpu.clone()
+    synchronize()
+    call = _schedule_call(spec, [("write", 0, 0, [7] * rows), ("apply",)])
+    call += f"  # a reader queued before the apply, behind {READER_BUSY_MS} ms of work, and one after"
+    for what, got, want in (("before the apply", before, 0), ("after the apply", after, 7)):
+        got = got.to("cpu")
+        if not bool((got == want).all()):
+            fail(
+                "staged-write",
+                f"a reader queued {what} on the current stream",
+                got=f"{got[:4].tolist()}",
+                expected=f"[{want}, ...]: apply_write writes in stream order"
+                + (" (a write at the call, not on the stream, reaches earlier readers)" if want == 0 else ""),
+                call=call,
+            )
+
+
+@prop("staged-write", table=True)
+def prop_staged_stream_order(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staged-write (CUDA): applies land in stream order, device and UVA-backed ``.gpu`` alike (a table)."""
+    target.require("buffer-utils", "staged-write")
+    if not torch.cuda.is_available() or device.type != "cuda":
+        raise NotApplicable("contract 'staged-write': stream order needs a CUDA device")
+    del overrides
+    rows = Rows("staged-write stream order")
+    for n in (1, 4096):
+        for uva in (False, True):
+            rows.row(check_staged_on_stream, target, n, uva)
     rows.finish()
 
 

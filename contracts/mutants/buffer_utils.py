@@ -202,3 +202,52 @@ def uva_view_copied() -> Target:
             return view.clone()
 
     return reference_target("uva_view_copied", buffer_utils=_utils(UvaBuffer=Uva))
+
+
+@mutant(killed_by=("uva",), needs="cuda")
+def uva_view_does_not_own_memory() -> Target:
+    """A UvaBuffer's view maps the pinned bytes without holding the host tensor (a no-op deleter, as older vLLM
+    releases' op had): a view that outlives its buffer reads whatever the caching host allocator puts there next."""
+
+    class Uva(U.UvaBuffer):
+        def uva(self, n: int | None = None) -> torch.Tensor:
+            view = super().uva(n)
+            if view.numel() == 0:
+                return view
+            raw = {"shape": (view.numel() * view.element_size(),), "typestr": "|u1", "data": (view.data_ptr(), False)}
+            borrowed = types.SimpleNamespace(__cuda_array_interface__={**raw, "version": 3})
+            return torch.as_tensor(borrowed, device=view.device).view(view.dtype).view(view.shape)
+
+    return reference_target("uva_view_does_not_own_memory", buffer_utils=_utils(UvaBuffer=Uva))
+
+
+@mutant(killed_by=("uva",), needs="cuda")
+def nonuva_host_pinned() -> Target:
+    """NonUvaBuffer pins its ``.cpu`` "so that uva(n) is asynchronous": the queued DMA reads the host's refill after
+    the call, not the values at the call."""
+
+    class NonUva(U.NonUvaBuffer):
+        def __init__(self, size: Any, dtype: torch.dtype, device: Any = None) -> None:
+            super().__init__(size, dtype, device)
+            if torch.cuda.is_available():
+                self.cpu = self.cpu.pin_memory()
+                self.np = self.cpu.numpy()
+
+    return reference_target("nonuva_host_pinned", buffer_utils=_utils(NonUvaBuffer=NonUva))
+
+
+@mutant(killed_by=("staged-write",), needs="cuda")
+def staged_uva_written_at_call() -> Target:
+    """A UVA-backed StagedWriteTensor's apply_write stores into the pinned host tensor at the call ("UVA memory is
+    host memory"), not on the stream: a reader queued before the apply reads the new values."""
+
+    class Staged(U.StagedWriteTensor):
+        def apply_write(self) -> None:
+            if self._uva_buf is None or not self._staged_write_indices:
+                super().apply_write()
+                return
+            positions, values = self.staged_positions()  # converted on the host: nothing waits for the stream
+            self._uva_buf.cpu.view(-1)[torch.from_numpy(positions)] = torch.tensor(values, dtype=self.dtype)
+            self.clear_staged_writes()
+
+    return reference_target("staged_uva_written_at_call", buffer_utils=_utils(StagedWriteTensor=Staged))
