@@ -28,7 +28,7 @@ def check_no_target_rejected(target: Target, data: Any) -> None:
     expect_raise("target", target, data, {}, errors.NO_TARGET, "neither device nor out given")
 
 
-@prop("target")
+@prop("target", cap=20)
 def prop_no_target(target: Target, device: torch.device, **overrides: Any) -> None:
     """target: neither device nor out raises TypeError."""
 
@@ -36,4 +36,4 @@ def prop_no_target(target: Target, device: torch.device, **overrides: Any) -> No
         payload = data.draw(hs.host_data(inputs=target.inputs), label="data")
         check_no_target_rejected(target, payload)
 
-    run_given(body, overrides, cap=20)
+    run_given(body, overrides)

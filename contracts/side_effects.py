@@ -211,7 +211,7 @@ def prop_side_effects(target: Target, device: torch.device, **overrides: Any) ->
     run_given(body, overrides)
 
 
-@prop("side-effects")
+@prop("side-effects", cap=10)
 def prop_buffer_side_effects(target: Target, device: torch.device, **overrides: Any) -> None:
     """side-effects: CpuGpuBuffer construction and copies of drawn specs leave the process-wide state as they found it."""
     require_device(target, device, "side-effects")
@@ -223,4 +223,4 @@ def prop_buffer_side_effects(target: Target, device: torch.device, **overrides: 
         n = data.draw(st.one_of(st.none(), st.integers(0, rows)), label="n")
         check_buffer_side_effects(target, spec, device, n)
 
-    run_given(body, overrides, cap=10)
+    run_given(body, overrides)

@@ -6,6 +6,7 @@
 - :mod:`.calling`: calling a target as a contract means it (adapters' names, the domain)
 - :mod:`.oracle`: what a call must return (dtype resolution, bit-exact comparison)
 - :mod:`.runner`: properties under ``@given``, kinds of failure, settings
+- :mod:`.suite`: ``contract_test``: a property as a pytest test that is a Hypothesis test
 - :mod:`.violations`: :class:`~.violations.ContractViolation` and its kin
 - :mod:`.repro`: reproductions: capture of the arguments, scripts, verification
 - :mod:`.registry`, :mod:`.domain`, :mod:`.contexts`, :mod:`.accounting`: the property

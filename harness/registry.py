@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-__all__ = ["GPU_CONTRACTS", "PROPERTIES", "contract_of", "prop", "properties_of", "run_property"]
+__all__ = ["GPU_CONTRACTS", "PROPERTIES", "contract_of", "prop", "properties_of", "property_named", "run_property"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -23,12 +23,19 @@ _BY_NAME: dict[str, str] = {}
 GPU_CONTRACTS = frozenset({"staging", "non-blocking", "snapshot", "stream", "hygiene", "device-hygiene"})
 
 
-def prop(contract: str, *, table: bool = False, ladder: bool = False) -> Callable[[F], F]:
+def prop(
+    contract: str, *, table: bool = False, ladder: bool = False, cap: int | None = None, timed: bool = False
+) -> Callable[[F], F]:
     """Register ``prop_<name>(target, device, **overrides)`` as a property of catalogue id ``contract``.
 
     ``table``: a deterministic table (the same rows every run, whatever the Hypothesis
     settings): the kit's meta-tests need not run it again at another example budget.
     ``ladder``: a size-ladder table, which also takes ``ladder="sparse"`` (:func:`strategies.ladder`).
+    ``cap``: a heavy property's examples under the default profile (scaled with the loaded
+    one: :func:`harness.runner.capped_examples`); ``timed``: a property whose examples wait
+    out queued GPU work (:data:`harness.runner.TIMED_SETTINGS`). Both are read by
+    :func:`harness.runner.run_given` and by the property's test
+    (:func:`harness.suite.contract_test`), whose Hypothesis settings they set.
     """
 
     def register(func: F) -> F:
@@ -41,6 +48,8 @@ def prop(contract: str, *, table: bool = False, ladder: bool = False) -> Callabl
         func.contract = contract  # type: ignore[attr-defined]
         func.table = table  # type: ignore[attr-defined]
         func.ladder = ladder  # type: ignore[attr-defined]
+        func.cap = cap  # type: ignore[attr-defined]
+        func.timed = timed  # type: ignore[attr-defined]
         return func
 
     return register
@@ -49,6 +58,12 @@ def prop(contract: str, *, table: bool = False, ladder: bool = False) -> Callabl
 def contract_of(name: str) -> str | None:
     """The catalogue id of the property named ``name`` (``prop_values`` -> ``values``), or None."""
     return _BY_NAME.get(name)
+
+
+def property_named(name: str) -> Callable[..., None] | None:
+    """The registered property ``name`` (``prop_values``), or None."""
+    contract = _BY_NAME.get(name)
+    return next((f for f in PROPERTIES.get(contract, ()) if f.__name__ == name), None) if contract else None
 
 
 def properties_of(contract: str) -> tuple[Callable[..., None], ...]:

@@ -13,7 +13,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from contextvars import ContextVar
+from typing import Any, NamedTuple
 
 import torch
 from hypothesis import HealthCheck, Phase, given, settings
@@ -22,7 +23,7 @@ from hypothesis.errors import Flaky
 
 from .contexts import CONTEXT_CONTRACTS, CONTEXTS, calling_context
 from .domain import out_of_domain
-from .registry import contract_of
+from .registry import contract_of, property_named
 from .target import last_call
 from .violations import ContractViolation, NotApplicable, OutOfDomain, problem_key
 
@@ -32,12 +33,17 @@ __all__ = [
     "PHASES",
     "TIMED_PHASES",
     "TIMED_SETTINGS",
+    "Captured",
     "Rows",
     "accepted",
     "capped_examples",
+    "capture",
     "nondeterministic",
     "require_device",
     "run_given",
+    "search_kinds",
+    "set_aside",
+    "settings_of",
     "violations_in",
 ]
 
@@ -136,22 +142,68 @@ def _in_drawn_context(body: Callable[[st.DataObject], None]) -> Callable[[st.Dat
     return in_context
 
 
-def run_given(
-    body: Callable[[st.DataObject], None], overrides: dict[str, Any], cap: int | None = None, *, timed: bool = False
-) -> None:
-    """Run ``body`` under ``@given(st.data())`` with the current profile plus ``overrides``, finding every kind of failure.
+class Captured(NamedTuple):
+    """A property's body as :func:`run_given` would run it (its calling context drawn first where it has one),
+    and the check to run once its search ends without a failure (``after``)."""
 
-    ``cap`` is a heavy property's budget under the default profile, scaled with the
-    loaded one (:func:`capped_examples`); ``timed`` runs :data:`TIMED_PHASES` with
-    :data:`TIMED_SETTINGS` (the first failure ends the search). A property of a contract in
-    :data:`~harness.contexts.CONTEXT_CONTRACTS` draws its calling context first (the
-    override ``contexts=False`` turns that off). After a failure the search runs again with the kinds already
-    found passing, up to :data:`MAX_KINDS` kinds (``overrides["max_kinds"]``: a mutant hunt
-    needs one); then every kind found is raised (one
-    violation, or an ``ExceptionGroup`` of one per kind). A target that answers
-    differently on the same input is reported as a nondeterministic target.
+    body: Callable[[st.DataObject], None]
+    after: Callable[[], None] | None
+
+
+#: Set by :func:`capture`: :func:`run_given` hands its body over instead of running it.
+_CAPTURE: ContextVar[list[Captured] | None] = ContextVar("h2d_capture", default=None)
+#: The kinds of failure already found by the search under way (:func:`search_kinds`): an example failing with one
+#: of them passes, so the next round looks for another kind.
+_SET_ASIDE: ContextVar[dict[tuple[str, str], ContractViolation] | None] = ContextVar("h2d_set_aside", default=None)
+
+
+def capture(prop: Callable[..., None], *args: Any, **kwargs: Any) -> Captured:
+    """Run ``prop(*args, **kwargs)``'s setup and return the body its :func:`run_given` would search, without searching.
+
+    Raises:
+        NotApplicable: the property does not apply to the target (its setup said so).
+        RuntimeError: the property returned without calling :func:`run_given` (a table, or a kit error).
     """
-    overrides = {**TIMED_SETTINGS, **overrides} if timed else dict(overrides)
+    sink: list[Captured] = []
+    token = _CAPTURE.set(sink)
+    try:
+        prop(*args, **kwargs)
+    finally:
+        _CAPTURE.reset(token)
+    if len(sink) != 1:
+        raise RuntimeError(f"{prop.__name__} ran {len(sink)} Hypothesis searches; a contract test captures exactly one")
+    return sink[0]
+
+
+def set_aside(body: Callable[[st.DataObject], None]) -> Callable[[st.DataObject], None]:
+    """``body`` with the kinds of failure the search under way has found passing (none outside a search)."""
+
+    def search(data: st.DataObject) -> None:
+        found = _SET_ASIDE.get()
+        try:
+            body(data)
+        except ContractViolation as exc:
+            if found is not None and problem_key(exc) in found:
+                return  # a kind already found: look for others
+            raise
+        except BaseExceptionGroup as group:
+            known = violations_in(group)
+            if found is not None and known is not None and all(problem_key(v) in found for v in known):
+                return
+            raise
+
+    search.__qualname__ = body.__qualname__
+    return search
+
+
+def settings_of(prop: Callable[..., Any], overrides: dict[str, Any] | None = None) -> tuple[dict[str, Any], int, bool]:
+    """The Hypothesis settings of registered property ``prop`` (its ``cap`` and ``timed``, :func:`harness.registry.prop`)
+    plus ``overrides``, the kinds its search looks for, and whether it draws a calling context."""
+    return _settings(getattr(prop, "cap", None), bool(getattr(prop, "timed", False)), dict(overrides or {}))
+
+
+def _settings(cap: int | None, timed: bool, overrides: dict[str, Any]) -> tuple[dict[str, Any], int, bool]:
+    overrides = {**TIMED_SETTINGS, **overrides} if timed else overrides
     rounds = overrides.pop("max_kinds", MAX_KINDS)
     with_contexts = overrides.pop("contexts", True)
     kw: dict[str, Any] = {
@@ -162,45 +214,33 @@ def run_given(
     if cap is not None and "max_examples" not in overrides:
         kw["max_examples"] = capped_examples(cap)
     kw.update(overrides)
+    return kw, rounds, with_contexts
+
+
+def search_kinds(run_once: Callable[[], None], contract: str, prop: str, rounds: int) -> None:
+    """Call ``run_once()`` (one whole Hypothesis search) until it passes, each kind it fails with set aside, finding up
+    to ``rounds`` kinds; raise them (one violation, or an ``ExceptionGroup`` of one per kind). A target answering
+    differently on the same input (Hypothesis's ``Flaky``) is reported as a nondeterministic target."""
     found: dict[tuple[str, str], ContractViolation] = {}
-
-    def searcher() -> Callable[[st.DataObject], None]:
-        """The body with the kinds found so far passing (a fresh function each round: settings decorate it once)."""
-
-        def search(data: st.DataObject) -> None:
+    token = _SET_ASIDE.set(found)
+    try:
+        for _ in range(rounds):
             try:
-                body(data)
-            except ContractViolation as exc:
-                if problem_key(exc) in found:
-                    return  # a kind already found: look for others
-                raise
-            except BaseExceptionGroup as group:
-                known = violations_in(group)
-                if known is not None and all(problem_key(v) in found for v in known):
-                    return
-                raise
-
-        search.__qualname__ = body.__qualname__
-        return search
-
-    prop = body.__qualname__.split(".")[0]
-    if with_contexts and _contract_of(body) in CONTEXT_CONTRACTS:
-        body = _in_drawn_context(body)
-    for _ in range(rounds):
-        try:
-            given(data=st.data())(settings(**kw)(searcher()))()
-            break
-        except Flaky as exc:
-            raise nondeterministic(exc, _contract_of(body), prop) from exc
-        except (ContractViolation, BaseExceptionGroup) as exc:
-            new = violations_in(exc)
-            if new is None:
-                raise
-            fresh = [v for v in new if problem_key(v) not in found]
-            if not fresh:
-                raise
-            for v in fresh:
-                found.setdefault(problem_key(v), v)
+                run_once()
+                break
+            except Flaky as exc:
+                raise nondeterministic(exc, contract, prop) from exc
+            except (ContractViolation, BaseExceptionGroup) as exc:
+                new = violations_in(exc)
+                if new is None:
+                    raise
+                fresh = [v for v in new if problem_key(v) not in found]
+                if not fresh:
+                    raise
+                for v in fresh:
+                    found.setdefault(problem_key(v), v)
+    finally:
+        _SET_ASIDE.reset(token)
     kinds = list(found.values())
     if len(kinds) == 1:
         raise kinds[0]
@@ -208,6 +248,49 @@ def run_given(
         raise ExceptionGroup(
             f"{prop}: {len(kinds)} kinds of failure (each found with the earlier ones set aside)", kinds
         )
+
+
+def run_given(
+    body: Callable[[st.DataObject], None],
+    overrides: dict[str, Any],
+    cap: int | None = None,
+    *,
+    timed: bool | None = None,
+    after: Callable[[], None] | None = None,
+) -> None:
+    """Run ``body`` under ``@given(st.data())`` with the current profile plus ``overrides``, finding every kind of failure.
+
+    ``cap`` is a heavy property's budget under the default profile, scaled with the
+    loaded one (:func:`capped_examples`); ``timed`` runs :data:`TIMED_PHASES` with
+    :data:`TIMED_SETTINGS` (the first failure ends the search). Both default to what the
+    property registered (``@prop(..., cap=, timed=)``). A property of a contract in
+    :data:`~harness.contexts.CONTEXT_CONTRACTS` draws its calling context first (the
+    override ``contexts=False`` turns that off). After a failure the search runs again with the kinds already
+    found passing, up to :data:`MAX_KINDS` kinds (``overrides["max_kinds"]``: a mutant hunt
+    needs one); then every kind found is raised (:func:`search_kinds`). ``after`` runs
+    when the search found nothing (a property's judgement of the whole run). Under
+    :func:`capture` the body is handed over instead of searched.
+    """
+    prop = body.__qualname__.split(".")[0]
+    registered = property_named(prop)
+    if cap is None:
+        cap = getattr(registered, "cap", None)
+    if timed is None:
+        timed = bool(getattr(registered, "timed", False))
+    kw, rounds, with_contexts = _settings(cap, timed, dict(overrides))
+    if with_contexts and _contract_of(body) in CONTEXT_CONTRACTS:
+        body = _in_drawn_context(body)
+    sink = _CAPTURE.get()
+    if sink is not None:
+        sink.append(Captured(body, after))
+        return
+
+    def run_once() -> None:
+        given(data=st.data())(settings(**kw)(set_aside(body)))()
+
+    search_kinds(run_once, _contract_of(body), prop, rounds)
+    if after is not None:
+        after()
 
 
 def accepted(target: Any, kinds: list[str] | tuple[str, ...], contract: str) -> list[str]:

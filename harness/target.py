@@ -191,6 +191,11 @@ class Target:
                 f"Target {self.name!r}: async_tensor_h2d must be callable, got {type(self.async_tensor_h2d).__name__}"
             )
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """How Hypothesis prints the target in a falsifying example (its fixture argument): by name and spec only."""
+        del cycle
+        printer.text(f"<target {self.name!r} ({self.spec or 'built-in'})>")
+
     def require(self, capability: str, contract: str) -> None:
         """Raise NotApplicable unless the target declares ``capability``."""
         if capability not in self.capabilities:

@@ -1,10 +1,9 @@
 """Contracts uva, pool, staged-write, fused-writes: Model Runner V2's transfer utilities (target capability buffer-utils)."""
 
 from h2d_contracts.contracts import buffer_utils as P
+from h2d_contracts.harness.suite import contract_test
 
-
-def test_staged_writes(target, device):
-    P.prop_staged_writes(target, device)
+test_staged_writes = contract_test(P.prop_staged_writes)
 
 
 def test_staged_chunks(target, device):
@@ -15,12 +14,10 @@ def test_staged_dtypes(target, device):
     P.prop_staged_dtypes(target, device)
 
 
-def test_fused_writes(target, device):
-    P.prop_fused_writes(target, device)
+test_fused_writes = contract_test(P.prop_fused_writes)
 
 
-def test_pool_steps(target, device):
-    P.prop_pool_steps(target, device)
+test_pool_steps = contract_test(P.prop_pool_steps)
 
 
 def test_pool_rows(target, device):
@@ -39,8 +36,7 @@ def test_pool_depth(target, device):
     P.prop_pool_depth(target, device)
 
 
-def test_backed_steps(target, device):
-    P.prop_backed_steps(target, device)
+test_backed_steps = contract_test(P.prop_backed_steps)
 
 
 def test_backed_rows(target, device):

@@ -1,11 +1,9 @@
 """Contract dtype: dtype= wins, else out.dtype, else the data's own; a disagreement with out is refused (host and primary GPU)."""
 
 from h2d_contracts.contracts import dtype as P
+from h2d_contracts.harness.suite import contract_test
+
+test_dtype_resolution = contract_test(P.prop_dtype_resolution)
 
 
-def test_dtype_resolution(target, device):
-    P.prop_dtype_resolution(target, device)
-
-
-def test_dtype_mismatch(target, device):
-    P.prop_dtype_mismatch(target, device)
+test_dtype_mismatch = contract_test(P.prop_dtype_mismatch)

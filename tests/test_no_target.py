@@ -1,7 +1,6 @@
 """Contract target: neither device nor out given is refused with TypeError (host)."""
 
 from h2d_contracts.contracts import no_target as P
+from h2d_contracts.harness.suite import contract_test
 
-
-def test_no_target(target, device):
-    P.prop_no_target(target, device)
+test_no_target = contract_test(P.prop_no_target)

@@ -1,30 +1,24 @@
 """Contract values: the result equals data converted to the resolved dtype, on the requested device (host and primary GPU)."""
 
 from h2d_contracts.contracts import values as P
+from h2d_contracts.harness.suite import contract_test
+
+test_values = contract_test(P.prop_values)
 
 
-def test_values(target, device):
-    P.prop_values(target, device)
+test_values_zero_length = contract_test(P.prop_values_zero_length)
 
 
-def test_values_zero_length(target, device):
-    P.prop_values_zero_length(target, device)
+test_values_pure_copy_bits = contract_test(P.prop_values_pure_copy_bits)
 
 
-def test_values_pure_copy_bits(target, device):
-    P.prop_values_pure_copy_bits(target, device)
+test_values_wide_numpy = contract_test(P.prop_values_wide_numpy)
 
 
-def test_values_wide_numpy(target, device):
-    P.prop_values_wide_numpy(target, device)
+test_values_large = contract_test(P.prop_values_large)
 
 
-def test_values_large(target, device):
-    P.prop_values_large(target, device)
-
-
-def test_values_multi_mb(target, device):
-    P.prop_values_multi_mb(target, device)
+test_values_multi_mb = contract_test(P.prop_values_multi_mb)
 
 
 def test_values_typed_leaves(target, device):
@@ -59,8 +53,7 @@ def test_values_rows(target, device):
     P.prop_values_rows(target, device)
 
 
-def test_values_log_sizes(target, device):
-    P.prop_values_log_sizes(target, device)
+test_values_log_sizes = contract_test(P.prop_values_log_sizes)
 
 
 def test_values_conversion_sizes(target, device):

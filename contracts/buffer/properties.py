@@ -30,7 +30,7 @@ def buffer_values(dtype: torch.dtype, shape: tuple[int, ...]) -> st.SearchStrate
     return hs.tensor_values(dtype, tuple(shape), None)
 
 
-@prop("buffer")
+@prop("buffer", cap=30)
 def prop_buffer_init(target: Target, device: torch.device, **overrides: Any) -> None:
     """buffer: zero-initialised, shapes/dtypes/devices, pinned iff asked, .np aliases .cpu."""
     require_device(target, device, "buffer")
@@ -40,7 +40,7 @@ def prop_buffer_init(target: Target, device: torch.device, **overrides: Any) -> 
         spec = data.draw(hs.buffer_specs(), label="buffer")
         check_buffer_init(target, spec, device)
 
-    run_given(body, overrides, cap=30)
+    run_given(body, overrides)
 
 
 @prop("buffer", table=True)
@@ -59,7 +59,7 @@ def prop_buffer_wide_unsigned(target: Target, device: torch.device, **overrides:
     rows.finish()
 
 
-@prop("buffer")
+@prop("buffer", cap=10)
 def prop_buffer_numpy_rejected(target: Target, device: torch.device, **overrides: Any) -> None:
     """buffer: with_numpy=True for bfloat16 / float8 raises ValueError."""
     require_device(target, device, "buffer")
@@ -71,7 +71,7 @@ def prop_buffer_numpy_rejected(target: Target, device: torch.device, **overrides
         spec = {**spec, "dtype": data.draw(st.sampled_from(no_numpy), label="dtype"), "with_numpy": True}
         check_numpy_view_rejected(target, spec, device)
 
-    run_given(body, overrides, cap=10)
+    run_given(body, overrides)
 
 
 @prop("buffer")
@@ -111,7 +111,7 @@ def prop_buffer_bad_args(target: Target, device: torch.device, **overrides: Any)
     rows.finish()
 
 
-@prop("buffer")
+@prop("buffer", cap=30)
 def prop_buffer_roundtrip(target: Target, device: torch.device, **overrides: Any) -> None:
     """buffer: without .np, every dtype (bfloat16 and float8 included) round-trips bit for bit."""
     require_device(target, device, "buffer")
@@ -122,7 +122,7 @@ def prop_buffer_roundtrip(target: Target, device: torch.device, **overrides: Any
         values = data.draw(buffer_values(spec["dtype"], spec["size"]), label="values")
         check_roundtrip_bits(target, spec, device, values)
 
-    run_given(body, overrides, cap=30)
+    run_given(body, overrides)
 
 
 @prop("buffer")

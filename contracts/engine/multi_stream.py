@@ -130,7 +130,7 @@ def _schedules(target: Target, device: torch.device) -> st.SearchStrategy[list[t
     return st.lists(one, min_size=1, max_size=8)
 
 
-@prop("multi-stream")
+@prop("multi-stream", cap=30)
 def prop_multi_stream(target: Target, device: torch.device, **overrides: Any) -> None:
     """multi-stream: drawn schedules of calls over three streams, some streams busy, some sources overwritten after the call."""
     require_device(target, device, "multi-stream")
@@ -139,7 +139,7 @@ def prop_multi_stream(target: Target, device: torch.device, **overrides: Any) ->
     def body(data: st.DataObject) -> None:
         check_streams(target, device, data.draw(schedules, label="schedule"))
 
-    run_given(body, overrides, cap=30)
+    run_given(body, overrides)
 
 
 @prop("multi-stream", table=True)

@@ -120,7 +120,7 @@ NON_BLOCKING_KINDS = {
 }
 
 
-@prop("non-blocking")
+@prop("non-blocking", cap=8, timed=True)
 def prop_non_blocking(target: Target, device: torch.device, **overrides: Any) -> None:
     """non-blocking: 4-64 MB tensors (pageable, pinned, pinned transposed, strided pinned) and arrays, with and without out, return at once."""
     requires_cuda(target, "non-blocking", device)
@@ -152,10 +152,10 @@ def prop_non_blocking(target: Target, device: torch.device, **overrides: Any) ->
             kwargs = {"out": torch.empty(tuple(np.shape(payload)), dtype=torch.int32, device=device)}
         check_non_blocking(target, payload, kwargs)
 
-    run_given(body, overrides, cap=8, timed=True)
+    run_given(body, overrides)
 
 
-@prop("non-blocking")
+@prop("non-blocking", cap=6, timed=True)
 def prop_buffer_non_blocking(target: Target, device: torch.device, **overrides: Any) -> None:
     """non-blocking: CpuGpuBuffer.copy_to_gpu(n) / copy_to_cpu(n) (n given or None) of 4-64 MB of pinned rows return at once."""
     requires_cuda(target, "non-blocking", device)
@@ -171,4 +171,4 @@ def prop_buffer_non_blocking(target: Target, device: torch.device, **overrides: 
         for direction in ("copy_to_gpu", "copy_to_cpu"):  # both, every example: neither may be left unchecked
             check_buffer_non_blocking(target, spec, device, n, direction)
 
-    run_given(body, overrides, cap=6, timed=True)
+    run_given(body, overrides)

@@ -180,7 +180,7 @@ def check_buffer_hazard(
         )
 
 
-@prop("snapshot")
+@prop("snapshot", cap=15)
 def prop_snapshot(target: Target, device: torch.device, **overrides: Any) -> None:
     """snapshot: staged sources (lists, arrays, pageable or strided tensors) can be overwritten right after the call."""
     requires_cuda(target, "snapshot", device)
@@ -202,7 +202,7 @@ def prop_snapshot(target: Target, device: torch.device, **overrides: Any) -> Non
                 call.data = call.data.clone()  # pageable
         check_snapshot(target, call.data, call.kwargs)
 
-    run_given(body, overrides, cap=15)
+    run_given(body, overrides)
 
 
 #: Pinned inputs that need a dtype conversion (host work), in layouts with and without gaps.
@@ -245,7 +245,7 @@ def prop_snapshot_converted_pinned(target: Target, device: torch.device, **overr
     rows.finish()
 
 
-@prop("snapshot")
+@prop("snapshot", cap=10, timed=True)
 def prop_back_to_back(target: Target, device: torch.device, **overrides: Any) -> None:
     """snapshot: two calls queued behind a busy stream both land intact (no staging buffer reused too early).
 
@@ -278,7 +278,7 @@ def prop_back_to_back(target: Target, device: torch.device, **overrides: Any) ->
         )
         check_back_to_back(target, call.data, call.kwargs)
 
-    run_given(body, overrides, cap=10, timed=True)
+    run_given(body, overrides)
 
 
 @prop("snapshot", table=True)
@@ -299,7 +299,7 @@ def prop_back_to_back_idle(target: Target, device: torch.device, **overrides: An
     rows.finish()
 
 
-@prop("snapshot")
+@prop("snapshot", cap=8)
 def prop_pinned_hazard(target: Target, device: torch.device, **overrides: Any) -> None:
     """snapshot: for pinned inputs the documented hazard is real and the documented wait makes them safe."""
     requires_cuda(target, "snapshot", device)
@@ -317,10 +317,10 @@ def prop_pinned_hazard(target: Target, device: torch.device, **overrides: Any) -
         )
         check_pinned_hazard(target, t, {"device": device})
 
-    run_given(body, overrides, cap=8)
+    run_given(body, overrides)
 
 
-@prop("snapshot")
+@prop("snapshot", cap=8)
 def prop_buffer_hazard(target: Target, device: torch.device, **overrides: Any) -> None:
     """snapshot: CpuGpuBuffer.cpu rows overwritten after copy_to_gpu(n): safe after the documented wait only."""
     requires_cuda(target, "snapshot", device)
@@ -333,4 +333,4 @@ def prop_buffer_hazard(target: Target, device: torch.device, **overrides: Any) -
         n = data.draw(st.integers(1, spec["size"][0]), label="n")
         check_buffer_hazard(target, spec, device, values, n)
 
-    run_given(body, overrides, cap=8)
+    run_given(body, overrides)

@@ -117,7 +117,7 @@ def staged_kind(data: Any, kwargs: dict[str, Any]) -> bool:
     return not (data.is_pinned() and data.dtype == resolve_dtype(data, kwargs))
 
 
-@prop("staging")
+@prop("staging", cap=25)
 def prop_staging(target: Target, device: torch.device, **overrides: Any) -> None:
     """staging: no "Pageable -> Device" memcpy for any input kind, layout, pinned or not, with or without out."""
     requires_cuda(target, "staging", device)
@@ -134,10 +134,10 @@ def prop_staging(target: Target, device: torch.device, **overrides: Any) -> None
         )
         check_staging(target, call.data, call.kwargs)
 
-    run_given(body, overrides, cap=25)
+    run_given(body, overrides)
 
 
-@prop("staging")
+@prop("staging", cap=15)
 def prop_staging_strided_pinned(target: Target, device: torch.device, **overrides: Any) -> None:
     """staging: a strided pinned view (e.g. a column slice of a pinned 2-D buffer) is not DMA'd from pageable memory."""
     requires_cuda(target, "staging", device)
@@ -149,7 +149,7 @@ def prop_staging_strided_pinned(target: Target, device: torch.device, **override
         )
         check_staging(target, t, {"device": device})
 
-    run_given(body, overrides, cap=15)
+    run_given(body, overrides)
 
 
 #: Tensor layouts whose elements fill their bytes (a permutation of contiguous): a pinned
@@ -170,7 +170,7 @@ DENSE_PERMUTED_TABLE = (
 )
 
 
-@prop("staging")
+@prop("staging", cap=10)
 def prop_pinned_not_restaged(target: Target, device: torch.device, **overrides: Any) -> None:
     """staging: a pinned, dense input (contiguous, transposed, channels-last) of the target dtype is not copied again."""
     requires_cuda(target, "staging", device)
@@ -185,7 +185,7 @@ def prop_pinned_not_restaged(target: Target, device: torch.device, **overrides: 
         )
         check_pinned_not_restaged(target, t, {"device": device})
 
-    run_given(body, overrides, cap=10)
+    run_given(body, overrides)
 
 
 #: Payload sizes for the non-blocking contract: blocking was measured from 4 MB up on an H200 (docs/reference.md).

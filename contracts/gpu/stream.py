@@ -95,7 +95,7 @@ def check_stream_no_out(target: Target, data: Any, kwargs: dict[str, Any], *, bu
 # --------------------------------------------------------------------------- device-hygiene
 
 
-@prop("stream")
+@prop("stream", cap=10)
 def prop_stream(target: Target, device: torch.device, **overrides: Any) -> None:
     """stream: the copy is ordered on the current stream (side stream), with and without out."""
     requires_cuda(target, "stream", device)
@@ -117,10 +117,10 @@ def prop_stream(target: Target, device: torch.device, **overrides: Any) -> None:
         else:
             check_stream_no_out(target, call.data, call.kwargs)
 
-    run_given(body, overrides, cap=10)
+    run_given(body, overrides)
 
 
-@prop("stream")
+@prop("stream", cap=10)
 def prop_cross_device(target: Target, device: torch.device, **overrides: Any) -> None:
     """stream: a non-current device's index and current stream are honoured (device="cuda:1", out on cuda:1)."""
     requires_cuda(target, "stream", device)
@@ -151,4 +151,4 @@ def prop_cross_device(target: Target, device: torch.device, **overrides: Any) ->
                 )
                 check_stream_out(target, call.data, call.kwargs, current_device=current)
 
-    run_given(body, overrides, cap=10)
+    run_given(body, overrides)

@@ -31,7 +31,7 @@ def prop_values(target: Target, device: torch.device, **overrides: Any) -> None:
     run_given(body, overrides)
 
 
-@prop("values")
+@prop("values", cap=30)
 def prop_values_zero_length(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: zero-length inputs ([], empty arrays, shape (2, 0)) give the right shape, dtype and device."""
     require_device(target, device, "values")
@@ -45,10 +45,10 @@ def prop_values_zero_length(target: Target, device: torch.device, **overrides: A
         )
         check_values(target, call.data, call.kwargs)
 
-    run_given(body, overrides, cap=30)
+    run_given(body, overrides)
 
 
-@prop("values")
+@prop("values", cap=40)
 def prop_values_pure_copy_bits(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: float tensors/arrays copied to their own dtype keep every bit (NaN payloads, -0.0, subnormals)."""
     require_device(target, device, "values")
@@ -84,4 +84,4 @@ def prop_values_pure_copy_bits(target: Target, device: torch.device, **overrides
             kwargs = {"out": torch.zeros(tuple(shape), dtype=dtype, device=device)}
         check_values(target, payload, kwargs)
 
-    run_given(body, overrides, cap=40)
+    run_given(body, overrides)

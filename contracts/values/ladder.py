@@ -173,7 +173,7 @@ def prop_values_rows(target: Target, device: torch.device, **overrides: Any) -> 
     rows.finish()
 
 
-@prop("values")
+@prop("values", cap=12)
 def prop_values_log_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: sizes drawn log-uniformly up to 2**20 (lists 2**16; strategies.log_sizes), any kind, dtype, layout and route.
 
@@ -210,4 +210,4 @@ def prop_values_log_sizes(target: Target, device: torch.device, **overrides: Any
             kwargs = {"dtype": dtype, "out": out}
         check_values_bulk(target, payload, kwargs, expected)
 
-    run_given(body, overrides, cap=12)
+    run_given(body, overrides)

@@ -19,7 +19,7 @@ from .checks import check_values
 LARGE_LENGTHS = (4095, 4096, 8192, 8193, 65537)
 
 
-@prop("values")
+@prop("values", cap=12)
 def prop_values_large(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: 1-D lists, arrays and tensors of 4095-65537 elements are copied whole (no truncation past a size)."""
     require_device(target, device, "values")
@@ -35,7 +35,7 @@ def prop_values_large(target: Target, device: torch.device, **overrides: Any) ->
         payload: Any = values.tolist() if kind == "list" else values.numpy() if kind == "ndarray" else values
         check_values(target, payload, {"device": device})
 
-    run_given(body, overrides, cap=12)
+    run_given(body, overrides)
 
 
 #: Multi-MB payloads (4-16 MiB of int32/float32): the sizes where the GPU non-blocking
@@ -44,7 +44,7 @@ def prop_values_large(target: Target, device: torch.device, **overrides: Any) ->
 MULTI_MB_ELEMENTS = (1 << 20, 4 << 20)
 
 
-@prop("values")
+@prop("values", cap=3)
 def prop_values_multi_mb(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: 4-16 MiB arrays and tensors (1-4 Mi int32/float32 elements) are copied whole and exactly."""
     require_device(target, device, "values")
@@ -60,4 +60,4 @@ def prop_values_multi_mb(target: Target, device: torch.device, **overrides: Any)
         payload: Any = values.numpy() if kind == "ndarray" else values
         check_values(target, payload, {"device": device})
 
-    run_given(body, overrides, cap=3)
+    run_given(body, overrides)

@@ -18,7 +18,7 @@ from h2d_contracts.harness.target import Target
 from .checks import check_values
 
 
-@prop("values")
+@prop("values", cap=40)
 def prop_values_wide_numpy(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: uint16/32/64 and complex64/128 numpy arrays (no torch user dtype of their own) into their own or representable dtypes."""
     require_device(target, device, "values")
@@ -63,4 +63,4 @@ def prop_values_wide_numpy(target: Target, device: torch.device, **overrides: An
         kwargs: dict[str, Any] = {"device": device} if dtype is None else {"device": device, "dtype": dtype}
         check_values(target, arr, kwargs)
 
-    run_given(body, overrides, cap=40)
+    run_given(body, overrides)

@@ -125,6 +125,17 @@ class Outcomes:
             pytest.skip(f"not applicable: {exc}")
 
     @staticmethod
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+        """A contract test (:func:`harness.suite.contract_test`) runs as the kit runs a property: every kind found."""
+        from h2d_contracts.harness.suite import is_contract_test, run_test
+
+        if not is_contract_test(pyfuncitem.obj):
+            return None
+        run_test(pyfuncitem.obj, {n: pyfuncitem.funcargs[n] for n in pyfuncitem._fixtureinfo.argnames})
+        return True
+
+    @staticmethod
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Generator[None, Any, Any]:
         """Record what the verdict needs on the report (it travels to the xdist controller); apply the expectations, strictly."""
