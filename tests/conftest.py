@@ -45,6 +45,12 @@ def device(request: pytest.FixtureRequest) -> torch.device:
 
 
 @pytest.fixture(scope="session")
+def cpu_device() -> torch.device:
+    """The host, for a contract only the host means (the CPU-platform variant's agreement with the main path)."""
+    return torch.device("cpu")
+
+
+@pytest.fixture(scope="session")
 def cuda_device() -> torch.device:
     """The primary CUDA device; skips GPU-only tests on CPU-only machines."""
     if not torch.cuda.is_available():

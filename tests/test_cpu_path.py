@@ -4,12 +4,9 @@ import pytest
 
 from h2d_contracts.contracts import cpu_path as P
 from h2d_contracts.harness.registry import PROPERTIES
+from h2d_contracts.harness.suite import contract_test
 
-
-def test_cpu_path(target):
-    import torch
-
-    P.prop_cpu_path(target, torch.device("cpu"))
+test_cpu_path = contract_test(P.prop_cpu_path, device_arg="cpu_device")
 
 
 def test_cpu_variant_devices(target, device):

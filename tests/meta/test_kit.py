@@ -573,3 +573,27 @@ def test_generated_tables_in_the_docs_are_current():
         timeout=300,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_every_drawn_property_is_a_hypothesis_test_of_the_suite():
+    """Each property that searches with run_given has a test in tests/ made by contract_test, and that test is a
+    Hypothesis test (HypoFuzz and --hypothesis-show-statistics see it); tables and state machines stay plain tests."""
+    import importlib
+    import inspect
+    import pathlib
+
+    from hypothesis.internal.detection import is_hypothesis_test
+
+    from h2d_contracts.harness.registry import PROPERTIES
+    from h2d_contracts.harness.suite import is_contract_test
+
+    drawn = {p.__name__ for ps in PROPERTIES.values() for p in ps if "run_given(" in inspect.getsource(p)}
+    tested = set()
+    for path in sorted(pathlib.Path(__file__).resolve().parents[1].glob("test_*.py")):
+        module = importlib.import_module(f"h2d_contracts.tests.{path.stem}")
+        for name, obj in vars(module).items():
+            if name.startswith("test_") and is_contract_test(obj):
+                assert is_hypothesis_test(obj), name
+                assert name == "test_" + obj.h2d_property.__name__.removeprefix("prop_"), name
+                tested.add(obj.h2d_property.__name__)
+    assert drawn and drawn == tested, (sorted(drawn - tested), sorted(tested - drawn))
