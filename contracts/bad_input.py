@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 import h2d_contracts.strategies as hs
 from h2d_contracts.harness import contexts
-from h2d_contracts.harness.calling import call_valid, check_device, domain_kwargs, expect_raise
+from h2d_contracts.harness.calling import ARGUMENT_NAMES, call_valid, check_device, domain_kwargs, expect_raise
 from h2d_contracts.harness.checks import check
 from h2d_contracts.harness.domain import in_domain
 from h2d_contracts.harness.oracle import assert_same_values, resolve_device
@@ -42,11 +42,12 @@ def check_bad_input(target: Target, data: Any, kwargs: dict[str, Any], raises: t
     out = kwargs.get("out")
     if out is not None and "out" not in target.capabilities:
         target.require("out", "bad-input")
+    names = ("out",) if kind in errors.OUT_KINDS else ARGUMENT_NAMES  # a fault in out alone: the message names out
     if contexts.ambient() == "inference_mode" and isinstance(out, torch.Tensor) and out.is_inference():
         with contexts.calling_context("no_grad"):
-            expect_raise("bad-input", target, data, kwargs, raises, f"bad input {kind!r}")
+            expect_raise("bad-input", target, data, kwargs, raises, f"bad input {kind!r}", names)
         return
-    expect_raise("bad-input", target, data, kwargs, raises, f"bad input {kind!r}")
+    expect_raise("bad-input", target, data, kwargs, raises, f"bad input {kind!r}", names)
 
 
 @prop("bad-input")

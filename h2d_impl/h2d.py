@@ -184,7 +184,8 @@ def _prepare(
             raise TypeError(f"dtype={dtype} disagrees with out.dtype={out.dtype}; it is never converted silently")
         dtype = out.dtype
     if cpu_only and target.type != "cpu":
-        raise ValueError(f"the CPU-platform variant only targets host memory, got device {target}")
+        where = f"device={target}" if out is None else f"out.device={target}"  # the argument at fault
+        raise ValueError(f"the CPU-platform variant only targets host memory, got {where}")
     if target.type not in ("cpu", "cuda"):
         raise ValueError(f"out.device={target} is not supported: the target must be 'cpu' or a CUDA device")
     source, own_dtype = as_source_tensor(data, infer_dtype=dtype is None)

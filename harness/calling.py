@@ -120,9 +120,16 @@ def names_argument(target: Any, message: str, names: tuple[str, ...] = ARGUMENT_
 
 
 def expect_raise(
-    contract: str, target: Any, data: Any, kwargs: dict[str, Any], raises: type[BaseException], why: str
+    contract: str,
+    target: Any,
+    data: Any,
+    kwargs: dict[str, Any],
+    raises: type[BaseException],
+    why: str,
+    names: tuple[str, ...] = ARGUMENT_NAMES,
 ) -> BaseException:
-    """Call the target, require exactly the documented exception type, ``out`` untouched, a message naming an argument."""
+    """Call the target, require exactly the documented exception type, ``out`` untouched, a message naming one of
+    ``names`` (the argument at fault; any argument by default)."""
     __tracebackhide__ = True
     call = target.describe_call(data, kwargs)
     out = kwargs.get("out")
@@ -153,12 +160,14 @@ def expect_raise(
                 expected="out untouched",
                 call=call,
             )
-    if not names_argument(target, str(caught)):
+    if not names_argument(target, str(caught), names):
         fail(
             contract,
-            f"{why}: the message names no argument",
+            f"{why}: the message names no argument"
+            if names == ARGUMENT_NAMES
+            else f"{why}: the message does not name {names[0]}",
             got=f"{type(caught).__name__}: {str(caught)[:200]!r}",
-            expected=f"a message naming the argument at fault ({', '.join(ARGUMENT_NAMES)})",
+            expected=f"a message naming the argument at fault ({', '.join(names)})",
             call=call,
         )
     return caught

@@ -8,7 +8,15 @@ bare ``RuntimeError`` from deep inside torch: the type must be the documented on
 
 from __future__ import annotations
 
-__all__ = ["BAD_INPUT_KINDS", "DTYPE_MISMATCH", "NO_TARGET", "ROW_COUNT_RANGE", "ROW_COUNT_TYPE", "SHAPE_MISMATCH"]
+__all__ = [
+    "OUT_KINDS",
+    "BAD_INPUT_KINDS",
+    "DTYPE_MISMATCH",
+    "NO_TARGET",
+    "ROW_COUNT_RANGE",
+    "ROW_COUNT_TYPE",
+    "SHAPE_MISMATCH",
+]
 
 #: ``out`` given with a dtype that disagrees with ``dtype=``.
 DTYPE_MISMATCH = TypeError
@@ -100,3 +108,18 @@ BAD_INPUT_KINDS: dict[str, type[BaseException]] = {
     "fraction-scalar": TypeError,
     "longdouble-array": TypeError,
 }
+
+#: Kinds whose fault lies in ``out`` alone: the refusal must name ``out`` (a message naming ``dtype`` for an ``out``
+#: of an unsupported dtype sends the reader to the wrong argument; held-out round r38).
+OUT_KINDS = frozenset(
+    {
+        "out-not-a-tensor",
+        "out-requires-grad",
+        "out-overlapping",
+        "out-as-strided-overlap",
+        "out-as-strided-overlap-3d",
+        "out-inference-tensor",
+        "out-unsupported-dtype",
+        "out-on-meta",
+    }
+)

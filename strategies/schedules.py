@@ -47,21 +47,24 @@ def row_number(size: int | tuple[int, ...]) -> int:
     return size if isinstance(size, int) else int(size[0])
 
 
-def row_length(size: int | tuple[int, ...]) -> int:
+def row_length(size: int | tuple[int, ...] | list[int]) -> int:
     """Elements in one row of a tensor of ``size`` (1 for a 1-D tensor: its rows are elements)."""
     return 1 if isinstance(size, int) else int(np.prod(size[1:], dtype=np.int64))
 
 
 @st.composite
 def staged_tensor_specs(draw: st.DrawFn, *, dtypes: tuple[torch.dtype, ...] = STAGED_WRITE_DTYPES) -> dict[str, Any]:
-    """``{"size": rows or (rows, columns), "dtype": ...}`` of a StagedWriteTensor: 1 to 6 rows, rows that cross 1,024."""
+    """``{"size": rows or (rows, columns) (a tuple or a list), "dtype": ...}`` of a StagedWriteTensor: 1 to 6 rows, rows
+    that cross 1,024."""
     rows = draw(st.integers(1, 6), label="rows")
     dtype = draw(st.sampled_from(dtypes), label="dtype")
     uva = draw(st.booleans(), label="uva_instead_of_gpu")  # a UVA view where UVA is available, the device elsewhere
     if draw(st.booleans(), label="1-D"):
         return {"size": rows, "dtype": dtype, "uva": uva}
     columns = draw(st.sampled_from(_COLUMNS), label="columns")
-    return {"size": (rows, columns), "dtype": dtype, "uva": uva}
+    # a shape spelled as a tuple or a list (vLLM passes size on to torch.zeros, which takes any sequence)
+    spelled = draw(st.sampled_from([tuple, list]), label="size spelled as")
+    return {"size": spelled((rows, columns)), "dtype": dtype, "uva": uva}
 
 
 def write_values(dtype: torch.dtype, n: int) -> st.SearchStrategy[list[int | float]]:
@@ -177,11 +180,18 @@ def pool_schedules(draw: st.DrawFn, spec: dict[str, Any]) -> list[Any]:
     for k in range(draw(st.integers(2, 9), label="steps")):
         n = draw(st.integers(1, rows) | st.integers(rows + 1, 3 * rows + 1), label="length")
         values = (100 * (k + 1) + np.arange(n * int(np.prod(tail, dtype=np.int64)))).astype(np_dtype).reshape(n, *tail)
-        carrier = draw(st.sampled_from(["list", "ndarray", "tensor"]), label="carrier")
+        carrier = draw(st.sampled_from(["list", "ndarray", "tensor", "tensor of another dtype"]), label="carrier")
+        if carrier == "tensor of another dtype":  # converted by the copy into the slot (vLLM: buf.cpu[:n] = x)
+            steps.append(torch.from_numpy(values).to(_OTHER_DTYPE[spec["dtype"]]))
+            continue
         steps.append(
             values.tolist() if carrier == "list" else torch.from_numpy(values) if carrier == "tensor" else values
         )
     return steps
+
+
+#: A tensor dtype a pool's slot converts from (an engine's bfloat16 values into a float32 pool; int64 ids into int32).
+_OTHER_DTYPE = {torch.float32: torch.bfloat16, torch.int32: torch.int64, torch.int64: torch.int32}
 
 
 def pool_methods(steps: int) -> st.SearchStrategy[list[str]]:

@@ -20,13 +20,22 @@ from .refusals import _names_one
 
 
 def _check_returned_rows(
-    view: Any, side: torch.Tensor, name: str, rows: int, values: torch.Tensor | None, call: str
+    view: Any, side: torch.Tensor, name: str, rows: int, values: torch.Tensor | None, call: str, whole: bool = False
 ) -> None:
     """The value a copy returns: ``side[:rows]`` itself (a view of the destination's first rows, same device and
-    storage), holding the copied rows."""
+    storage), holding the copied rows; for a copy of every row (``n`` None: ``whole``) the destination tensor itself
+    (vLLM returns ``self.gpu.copy_(...)``, which is ``self.gpu``)."""
     __tracebackhide__ = True
     if not isinstance(view, torch.Tensor):
         fail("buffer", "return value", got=type(view).__name__, expected=f"{name}[:{rows}] (a tensor)", call=call)
+    if whole and view is not side:
+        fail(
+            "buffer",
+            f"a copy of every row (n=None) returned another tensor than {name}",
+            got=f"a tensor of shape {tuple(view.shape)} that is not {name}",
+            expected=f"{name} itself (as vLLM's copy_ returns it)",
+            call=call,
+        )
     want_shape = (rows, *side.shape[1:])
     if tuple(view.shape) != want_shape or view.dtype != side.dtype:
         fail(
@@ -107,7 +116,7 @@ def check_copy_to_gpu(
     wait(buf)
     synchronize()
     _check_same_tensors(buf, held, call)
-    _check_returned_rows(view, buf.gpu, ".gpu", rows, values, call)
+    _check_returned_rows(view, buf.gpu, ".gpu", rows, values, call, whole=n is None)
     if aliased:
         return  # one memory: rows past n hold .cpu's values by construction
     got, want = _bytes(buf.gpu), _bytes(values)
@@ -151,7 +160,7 @@ def check_copy_to_cpu(
         view = buf.copy_to_cpu(n)
     wait(buf)  # the documented wait, before any read of .cpu
     _check_same_tensors(buf, held, call)
-    _check_returned_rows(view, buf.cpu, ".cpu", rows, values, call)
+    _check_returned_rows(view, buf.cpu, ".cpu", rows, values, call, whole=n is None)
     if aliased:
         return
     got, want = _bytes(buf.cpu), _bytes(values)

@@ -83,7 +83,13 @@ class _Model:
         rows = self.rows if n is None else n
         side = self.buf.gpu if method == "copy_to_gpu" else self.buf.cpu
         _check_returned_rows(
-            returned, side, ".gpu" if method == "copy_to_gpu" else ".cpu", rows, None, f"{self.call}.{method}({n})"
+            returned,
+            side,
+            ".gpu" if method == "copy_to_gpu" else ".cpu",
+            rows,
+            None,
+            f"{self.call}.{method}({n})",
+            whole=n is None,
         )
         if self.aliased:
             return

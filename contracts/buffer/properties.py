@@ -99,6 +99,7 @@ def prop_buffer_bad_args(target: Target, device: torch.device, **overrides: Any)
         ("size a list", ([4, 2],), ok, TypeError),
         ("size a torch.Size", (torch.Size([4]),), ok, TypeError),
         ("size too large to allocate", (1 << 62,), ok, ValueError),
+        ("size past int64", (1 << 63,), ok, ValueError),
         ("dtype None", (4,), {**ok, "dtype": None}, TypeError),
         ("dtype a string", (4,), {**ok, "dtype": "int32"}, TypeError),
         ("device None", (4,), {**ok, "device": None}, TypeError),

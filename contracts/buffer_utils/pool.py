@@ -65,7 +65,8 @@ def _uva_class(target: Target) -> tuple[str, Any]:
 
 def _step_call(method: str, k: int, x: Any) -> str:
     out = ", out=out" if method == "copy_to_gpu-out" else ""
-    return f"pool.{method.removesuffix('-out')}(<step {k}: {len(x)} rows>{out})"
+    kind = f" of a {x.dtype} tensor" if isinstance(x, torch.Tensor) else ""
+    return f"pool.{method.removesuffix('-out')}(<step {k}: {len(x)} rows{kind}>{out})"
 
 
 @check("pool")
@@ -120,7 +121,9 @@ def _judge(reader: _Reader, steps: Any, call: str) -> None:
     k, read, done = reader
     if done is not None:
         done.synchronize()
-    want = np.asarray(steps[k].numpy() if isinstance(steps[k], torch.Tensor) else steps[k])
+    step = steps[k]
+    # a tensor of another dtype is converted into the slot's dtype by the copy (as torch's copy_ converts)
+    want = np.asarray(step.to(read.dtype).numpy() if isinstance(step, torch.Tensor) else step)
     got = read.detach().to("cpu").numpy()
     if got.shape != want.shape or not np.array_equal(got.astype(want.dtype), want):
         fail(

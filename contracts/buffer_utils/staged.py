@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 from hypothesis import strategies as st
 
@@ -45,8 +46,38 @@ UNSUPPORTED_STAGED_DTYPES = (
 )
 
 
-def _short(op: tuple[Any, ...]) -> str:
+#: How a write's values are spelled, by the write's place in its schedule: vLLM's stage_write takes any iterable
+#: (``x: Iterable[int] | Iterable[float]``, read once by ``extend``), and engines pass lists, tuples and generators.
+_SPELLINGS = ("list", "tuple", "generator")
+
+
+def _spelled(i: int, values: list[Any]) -> tuple[Any, str]:
+    """The values of the ``i``-th op as :data:`_SPELLINGS` cycles: the object passed, and how a call line writes it."""
+    shown = repr(values) if len(values) <= 6 else f"[{len(values)} values: {values[0]!r}, ...]"
+    spelling = _SPELLINGS[i % len(_SPELLINGS)]
+    if spelling == "tuple":
+        return tuple(values), f"tuple({shown})"
+    if spelling == "generator":
+        return (v for v in values), f"(v for v in {shown})"
+    return list(values), shown
+
+
+#: How a write's row index and start are spelled, by the write's place: Python ints, or numpy integers (what an engine
+#: reads out of its numpy bookkeeping; vLLM stages them as given and its kernel reads them as int32).
+_INDEX_SPELLINGS: tuple[Any, ...] = (int, int, np.int64, np.uint64)
+
+
+def _index(i: int, v: int) -> Any:
+    return _INDEX_SPELLINGS[i % len(_INDEX_SPELLINGS)](v)
+
+
+def _short(op: tuple[Any, ...], i: int = 0) -> str:
     parts = [repr(v) if not isinstance(v, list) or len(v) <= 6 else f"[{len(v)} values: {v[0]!r}, ...]" for v in op[1:]]
+    if op[0] == "write":
+        spelled = _INDEX_SPELLINGS[i % len(_INDEX_SPELLINGS)]
+        if spelled is not int:
+            parts[0], parts[1] = f"np.{spelled.__name__}({op[1]})", f"np.{spelled.__name__}({op[2]})"
+        parts[2] = _spelled(i, list(op[3]))[1]
     method = {"elem": "stage_write_elem", "badelem": "stage_write_elem", "apply": "apply_write"}.get(
         op[0], "stage_write"
     )
@@ -56,7 +87,7 @@ def _short(op: tuple[Any, ...]) -> str:
 def _schedule_call(spec: dict[str, Any], ops: list[tuple[Any, ...]]) -> str:
     uva = ", uva_instead_of_gpu=True" if spec.get("uva") else ""
     head = f"t = StagedWriteTensor({spec['size']!r}, {spec['dtype']}, {spec['device']!r}{uva})"
-    return "; ".join([head, *(f"t.{_short(op)}" for op in ops)])
+    return "; ".join([head, *(f"t.{_short(op, i)}" for i, op in enumerate(ops))])
 
 
 def _made(cls: Any, spec: dict[str, Any], device: torch.device) -> Any:
@@ -84,9 +115,10 @@ def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tup
     for i, op in enumerate(schedule):
         call = _schedule_call(spec, list(schedule[: i + 1]))
         if op[0] == "write":
-            xs = list(op[3])
-            t.stage_write(op[1], op[2], xs)
-            xs[:] = [0 if v != 0 else 1 for v in xs]  # the caller reuses its list: what was staged must not change
+            xs, _ = _spelled(i, list(op[3]))
+            t.stage_write(_index(i, op[1]), _index(i, op[2]), xs)
+            if isinstance(xs, list):  # the caller reuses its list: what was staged must not change
+                xs[:] = [0 if v != 0 else 1 for v in xs]
             pending.append((op[1] * row + op[2], torch.tensor(list(op[3]), dtype=dtype)))
         elif op[0] == "elem":
             t.stage_write_elem(op[1], op[2])

@@ -28,6 +28,7 @@ from . import (  # noqa: F401 - registers the mutants
     no_target,
     out,
     r36_kinds,
+    r38_kinds,
     reliability,
     scale,
     sequence,

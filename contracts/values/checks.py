@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from h2d_contracts.harness import contexts
 from h2d_contracts.harness.calling import call_valid, check_device, synchronize
 from h2d_contracts.harness.checks import check
 from h2d_contracts.harness.oracle import assert_same_values, expected_tensor, own_dtype, resolve_device, resolve_dtype
@@ -58,6 +59,17 @@ def _judged_call(target: Target, data: Any, kwargs: dict[str, Any], expected: to
             "the result is part of the caller's autograd graph",
             got=f"requires_grad={result.requires_grad}, grad_fn={type(result.grad_fn).__name__ if result.grad_fn is not None else None}",
             expected="requires_grad=False, grad_fn=None (a detached copy)",
+            call=call,
+        )
+    made = kwargs.get("out") is None and result is not data  # the input itself is no-alias's to judge (a host stand-in)
+    if made and contexts.ambient() == "inference_mode" and not result.is_inference():
+        # made inside the caller's torch.inference_mode() (docs/reference.md, "Calling contexts"), as every tensor torch
+        # makes there is: a normal tensor would join autograd outside the mode
+        fail(
+            "values",
+            "a result made under torch.inference_mode() is not an inference tensor",
+            got="result.is_inference() False",
+            expected="True (made inside the mode, as torch.tensor(...) there)",
             call=call,
         )
     return result

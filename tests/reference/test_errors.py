@@ -574,7 +574,7 @@ def test_cpu_variant_rejects_cuda_targets():
     """The CPU-platform variant only targets host memory: ValueError for a CUDA device or a CUDA ``out``."""
     import h2d_contracts.h2d_impl as H
 
-    with pytest.raises(ValueError, match=r"^the CPU-platform variant only targets host memory, got device cuda:\d+$"):
+    with pytest.raises(ValueError, match=r"^the CPU-platform variant only targets host memory, got device=cuda:\d+$"):
         H.async_tensor_h2d_cpu([1], device="cuda")
     out = torch.zeros(1, dtype=torch.int64, device="cuda")
     with pytest.raises(ValueError, match="only targets host memory"):

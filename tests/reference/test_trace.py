@@ -653,7 +653,7 @@ def test_routing_host_and_cuda_targets(two_visible_gpus, monkeypatch):
 
 def test_cpu_variant_rejects_cuda_targets_that_exist(two_visible_gpus):
     """The CPU-platform variant refuses a CUDA target even where one is visible."""
-    with pytest.raises(ValueError, match=r"^the CPU-platform variant only targets host memory, got device cuda:1$"):
+    with pytest.raises(ValueError, match=r"^the CPU-platform variant only targets host memory, got device=cuda:1$"):
         h2d_impl.async_tensor_h2d_cpu([1, 2], "cuda")
     source, dtype, target = R._prepare([1, 2], "cuda:0", None, None, cpu_only=False)
     assert target == torch.device("cuda", 0) and dtype == torch.int64 and source.tolist() == [1, 2]
