@@ -139,7 +139,7 @@ def staged_keeps_numpy_index() -> Target:
         def stage_write(self, index: int, start: int, x: Iterable[int] | Iterable[float]) -> None:
             super().stage_write(index, start, x)
             if self._staged_write_indices and isinstance(index, np.integer):
-                self._staged_write_indices[-1] = index  # type: ignore[call-overload]
-                self._staged_write_starts[-1] = start  # type: ignore[call-overload]
+                self._staged_write_indices[-1] = index
+                self._staged_write_starts[-1] = start
 
     return reference_target("staged_keeps_numpy_index", buffer_utils=_utils(StagedWriteTensor=Staged))
