@@ -4,7 +4,9 @@
   ``CpuGpuBuffer.copy_to_gpu`` leak nothing: pinned host memory still referenced
   (``torch.cuda.host_memory_stats()["allocated_bytes.current"]`` at quiescence) and
   device memory (``torch.cuda.memory_allocated``) never exceed their readings after a
-  warm-up.
+  warm-up; and once the results and the buffer are gone and the target's cache is emptied
+  (``Target.empty_cache``), the pinned host memory is back at its reading before the first
+  call (a cache the target cannot empty is pinned memory held for good).
 - concurrency: several threads calling the target at once, each on its own stream or
   all on the default stream, get exactly the right result from every call.
 """
@@ -12,6 +14,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import threading
 from collections.abc import Callable
 from typing import Any, cast
@@ -115,7 +118,11 @@ def check_resource_hygiene(
     stream is synchronized every ``sync_every`` calls, as an engine does once per step.
     Memory is read at quiescence (:func:`quiescent_bytes`, or ``measure`` in the kit's
     meta-tests) after the warm-up and after each later sync point; any reading above the
-    warm-up's is a leak: exact, no margin. Not peaks: an earlier version compared the peak
+    warm-up's is a leak: exact, no margin. Then release: with the buffer and every result gone and
+    ``target.empty_cache()`` called at quiescence (then once more by the reading itself), the pinned
+    host bytes must be back at their reading before the buffer and the first call: a cache that
+    ``empty_cache`` cannot empty (the reference's open small chunk kept by a trim, outside round r38)
+    holds pinned memory for the life of the process. Not peaks: an earlier version compared the peak
     over 100,000 calls with the peak over the 10,000 warm-up calls, read while copies were
     in flight; the longer window's maximum was 213 KB higher on a passing reference once in
     five H200 runs (seed 5, two workers on one GPU), because freed pinned
@@ -128,6 +135,7 @@ def check_resource_hygiene(
         target.require("cuda", "hygiene")
         measure = lambda d: quiescent_bytes(d, target.empty_cache)  # noqa: E731
     inputs = [pair for pair in mixed_inputs(seed=1234) if in_domain(target, pair[0])]
+    before_host, _ = measure(device)  # before the buffer and the first call: what release must come back to
     buf = None
     if "buffer" in target.capabilities:
         make_buffer = cast("Callable[..., Any]", target.buffer_cls)  # set: Target requires it with "buffer"
@@ -168,7 +176,28 @@ def check_resource_hygiene(
                     expected=f"<= {warm_dev} bytes (after the {warmup} warm-up calls)",
                     call=where,
                 )
-    return {"warmup_host": warm_host, "host": host, "warmup_device": warm_dev, "device": dev}
+    buf = None  # the buffer gone (the loop's closure holds it by name)
+    gc.collect()
+    if target.empty_cache is not None:  # a release that records an event first (the reference closes its open
+        synchronize(device)  # chunk with one) is complete after a sync: the reading's own empty_cache finds it done
+        target.empty_cache()
+    released, _ = measure(device)
+    if released > before_host:
+        fail(
+            "hygiene",
+            "pinned host memory still held after release (results and buffer gone, the target's cache emptied)",
+            got=f"{released} bytes at quiescence",
+            expected=f"<= {before_host} bytes (before the first call)",
+            call=where + "; then del results and buffer; empty_cache(); synchronize; empty_cache()",
+        )
+    return {
+        "before_host": before_host,
+        "warmup_host": warm_host,
+        "host": host,
+        "warmup_device": warm_dev,
+        "device": dev,
+        "released_host": released,
+    }
 
 
 _RESOURCE_SCRIPT = """

@@ -14,6 +14,11 @@ copies) runs inside :func:`entered` of it, while the kit's own work (drawing inp
 oracle, comparing) stays outside. A violation's reproduction records the context and
 runs its check under :func:`calling_context` again; its ``call:`` line notes it.
 
+``positional`` is the plain call with its arguments by position, as vLLM's call sites
+write them (``async_tensor_h2d(ids, "cuda")``): :meth:`Target.call` passes the target's
+:attr:`~harness.target.Target.positional` arguments by position (none for a keyword-only
+target such as SGLang's ``async_h2d``), and the ``call:`` line shows them so.
+
 ``default_device`` is ``torch.device("meta")``: a helper that builds its host tensor on
 the default device (``torch.tensor(data)`` with no device) gets a meta tensor and fails
 on any machine, CI's CPU included. What the reference does in each context:
@@ -31,7 +36,7 @@ import torch
 __all__ = ["CONTEXTS", "CONTEXT_CONTRACTS", "ambient", "calling_context", "describe", "entered"]
 
 #: The contexts drawn, the plain call first (what shrinking goes to).
-CONTEXTS = ("none", "no_grad", "inference_mode", "default_device")
+CONTEXTS = ("none", "no_grad", "inference_mode", "default_device", "positional")
 #: The contracts whose drawn properties run their calls in a drawn context.
 CONTEXT_CONTRACTS = frozenset({"values", "dtype", "out", "bad-input", "input-untouched", "buffer", "side-effects"})
 

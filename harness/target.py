@@ -109,7 +109,9 @@ class Target:
         name: short name shown in reports (e.g. ``"reference"``).
         async_tensor_h2d: the function under test, called as
             ``async_tensor_h2d(data, **kwargs)`` with ``device``/``dtype``/``out``
-            passed by keyword, and only when the test means to pass them.
+            passed by keyword, and only when the test means to pass them; under the
+            calling context ``positional`` (:mod:`harness.contexts`) the arguments in
+            :attr:`positional` go by position instead.
         buffer_cls: the ``CpuGpuBuffer`` class (or any callable building one), or None.
         cpu_variant: the CPU-platform ``async_tensor_h2d``, or None.
         capabilities: subset of :data:`CAPABILITIES`.
@@ -134,6 +136,11 @@ class Target:
         arg_names: the function's own names for the protocol's arguments where they differ
             (``{"device": "target_device"}`` for vLLM <= 0.20): a refusal naming either
             names the argument.
+        positional: the protocol's arguments the function takes by position after ``data``, in
+            order: ``("device", "dtype", "out")`` for vLLM's ``async_tensor_h2d(data, device=None,
+            dtype=None, out=None)`` and the reference (vLLM's call sites write
+            ``async_tensor_h2d(ids, "cuda")``); ``()`` for a keyword-only function (SGLang's
+            ``async_h2d(args, *, dtype, device)``) or an adapter that takes keywords only.
         call_name: the name ``call:`` lines and reproductions give the function (default: its
             own ``__name__``; set it when the factory wraps the function in a lambda).
         buffer_utils: Model Runner V2's transfer utilities (vLLM's ``vllm/v1/worker/gpu/buffer_utils.py``):
@@ -163,6 +170,7 @@ class Target:
     requires: frozenset[str] = frozenset()
     call_name: str = ""
     buffer_utils: Any = None
+    positional: tuple[str, ...] = ("device", "dtype", "out")
 
     def __post_init__(self) -> None:
         unknown = set(self.capabilities) - CAPABILITIES
@@ -185,6 +193,11 @@ class Target:
         if unknown:
             raise ValueError(
                 f"Target {self.name!r}: requires names {sorted(unknown)}; only the protocol's device, dtype and out can be required"
+            )
+        if len(set(self.positional)) != len(self.positional) or not set(self.positional) <= {"device", "dtype", "out"}:
+            raise ValueError(
+                f"Target {self.name!r}: positional must name distinct protocol arguments (device, dtype, out), "
+                f"got {self.positional!r}"
             )
         if not callable(self.async_tensor_h2d):
             raise TypeError(
@@ -245,10 +258,23 @@ class Target:
         name = getattr(self.buffer_cls, "__name__", "")
         return name if name.isidentifier() else "CpuGpuBuffer"
 
-    def own_call(self, data: Any, **kwargs: Any) -> torch.Tensor:
-        """Call the main function with the function's own argument names (as ``call:`` lines show them)."""
+    def own_call(self, data: Any, *args: Any, **kwargs: Any) -> torch.Tensor:
+        """Call the main function with the function's own argument names (as ``call:`` lines show them); arguments
+        given by position (a ``call:`` line of the calling context ``positional``) go by position, as printed.
+
+        Raises:
+            TypeError: more arguments by position than :attr:`positional` names.
+        """
+        if len(args) > len(self.positional):
+            raise TypeError(
+                f"{self.fn_name}: at most {len(self.positional)} arguments by position after data, got {len(args)}"
+            )
         protocol = {own: name for name, own in self.arg_names.items()}
-        return self.call(data, {protocol.get(k, k): v for k, v in kwargs.items()})
+        named = {protocol.get(k, k): v for k, v in kwargs.items()}
+        if not args:
+            return self.call(data, named)
+        with contexts.calling_context("positional"):
+            return self.call(data, {**dict(zip(self.positional, args)), **named})
 
     def preamble(self) -> str:
         """Python source after which a ``call:`` line of this target runs as printed: the target loaded by its
@@ -269,7 +295,9 @@ class Target:
     def describe_call(self, data: Any, kwargs: Mapping[str, Any]) -> str:
         """A call of this target as Python source in its own names: ``async_h2d([1, 2], dtype=torch.int32, device=...)``,
         the ambient calling context noted (``# under torch.no_grad()``)."""
-        text = describe_call(data, dict(kwargs), fn=self.fn_name, arg_names=self.arg_names)
+        text = describe_call(
+            data, dict(kwargs), fn=self.fn_name, arg_names=self.arg_names, positional=self._by_position(kwargs)
+        )
         under = contexts.describe()
         return text if not under else text + ("; " if "  # " in text else "  # ") + under
 
@@ -278,11 +306,23 @@ class Target:
         own = self.arg_names.get(protocol)
         return (protocol,) if own is None or own == protocol else (protocol, own)
 
+    def _by_position(self, kwargs: Mapping[str, Any]) -> tuple[str, ...]:
+        """The arguments a call passes by position: under the calling context ``positional``, :attr:`positional` up to
+        the last one the call gives (an earlier one it omits goes as ``None``, its default); otherwise none."""
+        if contexts.ambient() != "positional":
+            return ()
+        given = [i for i, name in enumerate(self.positional) if name in kwargs]
+        return self.positional[: given[-1] + 1] if given else ()
+
     def call(self, data: Any, kwargs: dict[str, Any]) -> torch.Tensor:
-        """Call the main function the way the tests do (recorded for :func:`last_call`)."""
+        """Call the main function the way the tests do (recorded for :func:`last_call`): by keyword, or under the
+        calling context ``positional`` with the arguments of :attr:`positional` by position."""
         _LAST.call = (self, data, kwargs)
+        by_position = self._by_position(kwargs)
+        args = [kwargs.get(name) for name in by_position]
+        rest = {k: v for k, v in kwargs.items() if k not in by_position}
         with contexts.entered():  # the drawn calling context, around the target alone (harness.contexts)
-            return self.async_tensor_h2d(data, **kwargs)
+            return self.async_tensor_h2d(data, *args, **rest)
 
     def cpu_variant_target(self) -> Target:
         """The CPU-platform variant as a target of its own, so every host contract runs against it too.
@@ -303,6 +343,7 @@ class Target:
             inputs=self.inputs,
             arg_names=self.arg_names,
             requires=self.requires,
+            positional=self.positional,
             host_copy=True,  # a CPU-platform function's host results are its real results
         )
 

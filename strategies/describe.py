@@ -371,16 +371,24 @@ def import_path_lines(spec: str, cwd: str) -> list[str]:
 
 
 def describe_call(
-    data: Any, kwargs: dict[str, Any], fn: str = "async_tensor_h2d", arg_names: Mapping[str, str] | None = None
+    data: Any,
+    kwargs: dict[str, Any],
+    fn: str = "async_tensor_h2d",
+    arg_names: Mapping[str, str] | None = None,
+    positional: tuple[str, ...] = (),
 ) -> str:
     """``fn(data, device=..., dtype=..., out=...)`` as Python source (each argument described once).
 
     ``fn`` and ``arg_names`` (protocol name -> the function's own, :attr:`Target.arg_names`)
-    make it the target's own call: ``async_h2d([1], target_device='cuda:0')``.
+    make it the target's own call: ``async_h2d([1], target_device='cuda:0')``. The arguments
+    in ``positional`` go by position, in its order (one the call omits as ``None``):
+    ``async_tensor_h2d([1], 'cpu')``.
     """
     names = arg_names or {}
-    described = [("data", describe_value(data)), *((names.get(k, k), describe_value(v)) for k, v in kwargs.items())]
-    parts = [text.split("  #")[0] if name == "data" else f"{name}={text.split('  #')[0]}" for name, text in described]
+    ordered = [(k, kwargs.get(k)) for k in positional] + [(k, v) for k, v in kwargs.items() if k not in positional]
+    described = [("data", describe_value(data)), *((names.get(k, k), describe_value(v)) for k, v in ordered)]
+    bare = {"data", *(names.get(k, k) for k in positional)}
+    parts = [text.split("  #")[0] if name in bare else f"{name}={text.split('  #')[0]}" for name, text in described]
     notes = [f"{name}: {text.split('  # ', 1)[1]}" for name, text in described if "  # " in text]
     shared = _memory_shared_with_out(data, kwargs.get("out"))
     if shared:

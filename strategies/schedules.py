@@ -195,8 +195,12 @@ _OTHER_DTYPE = {torch.float32: torch.bfloat16, torch.int32: torch.int64, torch.i
 
 
 def pool_methods(steps: int) -> st.SearchStrategy[list[str]]:
-    """How each pool step is sent: ``copy_to_uva``, ``copy_to_gpu`` or ``copy_to_gpu`` with ``out``."""
-    return st.lists(st.sampled_from(["copy_to_uva", "copy_to_gpu", "copy_to_gpu-out"]), min_size=steps, max_size=steps)
+    """How each pool step is sent: ``copy_to_uva``, ``copy_to_gpu`` or ``copy_to_gpu`` with ``out``, each also
+    after a refused call (``refused+copy_to_uva``: rows no slot holds, sent first), as an engine that catches a
+    refusal and goes on makes it."""
+    sent = st.sampled_from(["copy_to_uva", "copy_to_gpu", "copy_to_gpu-out"])
+    method = sent | sent.map(lambda m: f"refused+{m}")
+    return st.lists(method, min_size=steps, max_size=steps)
 
 
 @st.composite

@@ -32,6 +32,10 @@ def test_uva_kernel_time(target, device):
     P.prop_uva_kernel_time(target, device)
 
 
+def test_pool_growth_released(target, device):
+    P.prop_pool_growth_released(target, device)
+
+
 def test_pool_depth(target, device):
     P.prop_pool_depth(target, device)
 

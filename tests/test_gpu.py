@@ -23,6 +23,9 @@ test_non_blocking = contract_test(P.prop_non_blocking, device_arg="cuda_device")
 test_buffer_non_blocking = contract_test(P.prop_buffer_non_blocking, device_arg="cuda_device")
 
 
+test_small_calls_non_blocking = contract_test(P.prop_small_calls_non_blocking, device_arg="cuda_device")
+
+
 test_snapshot = contract_test(P.prop_snapshot, device_arg="cuda_device")
 
 

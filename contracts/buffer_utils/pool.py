@@ -24,6 +24,7 @@ __all__ = [
     "check_backed_rows_refused",
     "check_backed_steps",
     "check_pool_depth_refused",
+    "check_pool_growth_released",
     "check_pool_rows_refused",
     "check_pool_steps",
     "check_nonuva_values_at_call",
@@ -64,15 +65,36 @@ def _uva_class(target: Target) -> tuple[str, Any]:
 
 
 def _step_call(method: str, k: int, x: Any) -> str:
+    before = f"pool.copy_to_uva({_REFUSED_ROWS!r}) (refused); " if method.startswith("refused+") else ""
+    method = method.removeprefix("refused+")
     out = ", out=out" if method == "copy_to_gpu-out" else ""
     kind = f" of a {x.dtype} tensor" if isinstance(x, torch.Tensor) else ""
-    return f"pool.{method.removesuffix('-out')}(<step {k}: {len(x)} rows{kind}>{out})"
+    return f"{before}pool.{method.removesuffix('-out')}(<step {k}: {len(x)} rows{kind}>{out})"
+
+
+#: Rows no slot holds (2-D for a 1-D pool, rows of 2 for rows of 3): the call a ``refused+`` step makes first.
+_REFUSED_ROWS = [[-1, -1]]
+
+
+def _refused_call(pool: Any) -> bool:
+    """``pool.copy_to_uva`` of rows no slot holds: whether it was refused (any exception; how it is refused is
+    judged by :func:`check_pool_rows_refused`). Accepted (vLLM broadcasts some), it was a step of its own."""
+    try:
+        pool.copy_to_uva(_REFUSED_ROWS)
+    except Exception:  # noqa: BLE001 - any refusal: this check judges only what it does to the slots
+        return True
+    return False
 
 
 @check("pool")
 def check_pool_steps(target: Target, spec: dict[str, Any], steps: list[Any], methods: list[str] | None = None) -> None:
     """pool: with readers retired ``max_concurrency`` steps later, every reader sees its own step's data (growth
-    included); a ``copy_to_gpu`` result (``out`` itself when given) holds its step's data for good, whatever follows."""
+    included); a ``copy_to_gpu`` result (``out`` itself when given) holds its step's data for good, whatever follows.
+
+    A method ``refused+<method>`` makes a refused call (rows no slot holds) before the step: a refused call takes
+    no slot (docs/reference.md: bounds and shapes are refused "before anything is staged or written"), so the
+    readers are still retired ``max_concurrency`` *accepted* calls later.
+    """
     cls = utils(target, "pool", "UvaBufferPool")
     depth = spec["max_concurrency"]
     methods = methods or ["copy_to_uva"] * len(steps)
@@ -83,10 +105,24 @@ def check_pool_steps(target: Target, spec: dict[str, Any], steps: list[Any], met
     device = pool_device()
     readers: list[_Reader] = []
     kept: list[_Reader] = []  # copy_to_gpu results: their own memory, valid for good
+    accepted = 0  # calls the pool accepted so far: each took a slot
+    seq_of: dict[int, int] = {}  # step -> the accepted call it was
+    refusals_at: dict[int, int] = {}  # step -> refused calls made before it
+    refusals = 0
     for k, (method, x) in enumerate(zip(methods, steps, strict=True)):
-        _retire(readers, k - depth, steps, call)
+        if method.startswith("refused+"):
+            method = method.removeprefix("refused+")
+            if _refused_call(pool):
+                refusals += 1
+            else:
+                accepted += 1
+        while readers and seq_of[readers[0][0]] <= accepted - depth:  # retired before the slot's reuse
+            _judge(readers[0], steps, call, _after_refusal(readers[0][0], refusals_at, refusals))
+            readers.pop(0)
         if device.type == "cuda":
             busy(READER_BUSY_MS, device)  # what the call queues, and the reader after it, run behind this
+        seq_of[k], refusals_at[k] = accepted, refusals
+        accepted += 1
         if method == "copy_to_uva":
             read = _read(pool.copy_to_uva(x), device)
         else:
@@ -95,7 +131,12 @@ def check_pool_steps(target: Target, spec: dict[str, Any], steps: list[Any], met
         readers.append((k, read, _done(device)))
     synchronize()
     for r in [*readers, *kept]:
-        _judge(r, steps, call)
+        _judge(r, steps, call, _after_refusal(r[0], refusals_at, refusals))
+
+
+def _after_refusal(k: int, refusals_at: dict[int, int], refusals: int) -> str:
+    """The note a failing reader of step ``k`` gets when a refused call came after it (a refusal that took a slot)."""
+    return " after a refused call (a refused call must take no slot)" if refusals > refusals_at.get(k, refusals) else ""
 
 
 def _copied_to_gpu(pool: Any, method: str, x: Any, spec: dict[str, Any], device: torch.device, call: str) -> Any:
@@ -116,8 +157,9 @@ def _copied_to_gpu(pool: Any, method: str, x: Any, spec: dict[str, Any], device:
     return got
 
 
-def _judge(reader: _Reader, steps: Any, call: str) -> None:
-    """A reader of step ``k`` (``steps[k]``: a list, an ndarray or a tensor) read its own step's data."""
+def _judge(reader: _Reader, steps: Any, call: str, note: str = "") -> None:
+    """A reader of step ``k`` (``steps[k]``: a list, an ndarray or a tensor) read its own step's data (``note``: what
+    the failure adds, e.g. that a refused call came after the step)."""
     k, read, done = reader
     if done is not None:
         done.synchronize()
@@ -128,10 +170,63 @@ def _judge(reader: _Reader, steps: Any, call: str) -> None:
     if got.shape != want.shape or not np.array_equal(got.astype(want.dtype), want):
         fail(
             "pool",
-            f"the reader of step {k} (retired before its slot's reuse; a copy_to_gpu result: kept for good)",
+            f"the reader of step {k} (retired before its slot's reuse; a copy_to_gpu result: kept for good){note}",
             got=f"shape {got.shape}, first values {got.reshape(-1)[:4].tolist()}",
             expected=f"shape {want.shape}, first values {want.reshape(-1)[:4].tolist()} (its own step's data)",
             call=call,
+        )
+
+
+def _live_pinned_blocks() -> int:
+    """Pinned blocks of torch's caching host allocator in use now, read at quiescence: the stream synchronized and the
+    allocator's cache emptied (``torch._C._host_emptyCache()``), so a block a caller dropped is no longer counted.
+
+    Raises:
+        NotApplicable: this torch has no ``_host_emptyCache`` or no ``allocations.current`` in ``host_memory_stats()``.
+    """
+    empty = getattr(torch._C, "_host_emptyCache", None)
+    synchronize()
+    stats = torch.cuda.host_memory_stats()
+    key = "allocations.current" if "allocations.current" in stats else "allocation.current"
+    if empty is None or key not in stats:
+        raise NotApplicable("contract 'pool': this torch counts no live pinned blocks (host_memory_stats)")
+    empty()
+    return int(torch.cuda.host_memory_stats()[key])
+
+
+#: Growths of every slot in :func:`check_pool_growth_released` (rows 2, 4, ..., 2**GROWTHS).
+GROWTHS = 6
+
+
+@check("pool")
+def check_pool_growth_released(target: Target, depth: int, *, growths: int = GROWTHS) -> None:
+    """pool (CUDA): a grown slot's old pinned block is released once the stream has passed the growth.
+
+    A ``UvaBufferPool(1, torch.int32, depth)`` whose every slot grows ``growths`` times (rows 2, 4, 8, ...), the
+    stream drained after each round, holds at most two pinned blocks a slot at quiescence: its slot and the one it
+    replaced last (the reference keeps a replaced slot until the stream has passed the growth: docs/reference.md;
+    vLLM drops it at once). A pool that kept every replaced slot would hold pinned memory growing with each growth
+    for its whole life. Counted as live blocks of torch's caching host allocator before and after.
+    """
+    cls = utils(target, "pool", "UvaBufferPool")
+    if pool_device().type != "cuda":
+        raise NotApplicable("contract 'pool': pinned blocks are counted by CUDA's caching host allocator")
+    before = _live_pinned_blocks()
+    pool = cls(1, torch.int32, depth)
+    for g in range(1, growths + 1):
+        for _ in range(depth):  # the next slot each time: every slot grows once a round
+            pool.copy_to_uva(list(range(1 << g)))
+        synchronize()
+    held = _live_pinned_blocks() - before
+    del pool
+    if held > 2 * depth:
+        fail(
+            "pool",
+            f"a pool grown {growths} times a slot, the stream drained after each growth, holds {held} pinned blocks",
+            got=f"{held} live pinned blocks",
+            expected=f"<= {2 * depth} (a slot and the slot it replaced last, for each of {depth} slots)",
+            call=f"pool = UvaBufferPool(1, torch.int32, max_concurrency={depth}); for g in 1..{growths}: "
+            f"{depth} x pool.copy_to_uva(list(range(2**g))); torch.cuda.synchronize()",
         )
 
 
@@ -393,6 +488,19 @@ def prop_uva_kernel_time(target: Target, device: torch.device, **overrides: Any)
         rows.row(check_uva_read_at_kernel_time, target, n)
         rows.row(check_uva_outlives_buffer, target, n)
         rows.row(check_nonuva_values_at_call, target, n)
+    rows.finish()
+
+
+@prop("pool", table=True)
+def prop_pool_growth_released(target: Target, device: torch.device, **overrides: Any) -> None:
+    """pool (CUDA): slots grown again and again release their old pinned blocks (depths 1 and 3; a table)."""
+    target.require("buffer-utils", "pool")
+    if not torch.cuda.is_available() or device.type != "cuda":
+        raise NotApplicable("contract 'pool': pinned blocks are counted by CUDA's caching host allocator")
+    del overrides
+    rows = Rows("pool growth")
+    for depth in (1, 3):
+        rows.row(check_pool_growth_released, target, depth)
     rows.finish()
 
 

@@ -22,10 +22,13 @@ from .device_hygiene import check_device_hygiene, prop_device_hygiene
 from .non_blocking import (
     NON_BLOCKING_BYTES,
     NON_BLOCKING_KINDS,
+    SMALL_CALLS,
     check_buffer_non_blocking,
     check_non_blocking,
+    check_small_calls_non_blocking,
     prop_buffer_non_blocking,
     prop_non_blocking,
+    prop_small_calls_non_blocking,
 )
 from .snapshot import (
     CONVERTED_PINNED_CASES,
@@ -73,6 +76,7 @@ __all__ = [
     "MAX_BUSY_MS",
     "NON_BLOCKING_BYTES",
     "NON_BLOCKING_KINDS",
+    "SMALL_CALLS",
     "busy",
     "check_back_to_back",
     "check_buffer_hazard",
@@ -81,6 +85,7 @@ __all__ = [
     "check_non_blocking",
     "check_pinned_hazard",
     "check_pinned_not_restaged",
+    "check_small_calls_non_blocking",
     "check_snapshot",
     "check_staging",
     "check_stream_no_out",
@@ -99,6 +104,7 @@ __all__ = [
     "prop_non_blocking",
     "prop_pinned_hazard",
     "prop_pinned_not_restaged",
+    "prop_small_calls_non_blocking",
     "prop_snapshot",
     "prop_snapshot_converted_pinned",
     "prop_staging",

@@ -8,7 +8,7 @@ from typing import Any
 import torch
 from hypothesis import strategies as st
 
-from h2d_contracts.harness.calling import call_valid, synchronize
+from h2d_contracts.harness.calling import call_valid, domain_kwargs, synchronize
 from h2d_contracts.harness.checks import check
 from h2d_contracts.harness.oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype
 from h2d_contracts.harness.registry import prop
@@ -109,6 +109,57 @@ def check_buffer_non_blocking(
     return host_ms
 
 
+#: Small calls made back to back behind queued work, on one stream: past 64, the number of 1 MiB small-payload
+#: chunks the reference's staging pool retains (``SMALL_MAX_RETAINED_BYTES``, docs/reference.md): a pool that took
+#: a chunk per call (a stale stream key, outside round r38) waits for the stream from the 65th call on.
+SMALL_CALLS = 128
+
+
+@check("non-blocking")
+def check_small_calls_non_blocking(
+    target: Target, device: torch.device, side_stream: bool, *, calls: int = SMALL_CALLS, busy_ms: float = BUSY_MS
+) -> float:
+    """non-blocking: ``calls`` small calls (two-element lists) back to back, on a side stream or the current one, all
+    return while work queued before them still runs, and each result holds its own list.
+
+    Engines issue many small copies a step (positions, slot mappings, sampling parameters), often
+    on a stream of their own; a staging pool that runs out of reusable memory behind a busy stream
+    and waits for it stalls the host as a blocking copy does. A warm-up round first on the idle
+    stream, then the timed round behind calibrated work (as :func:`check_non_blocking`), judged by
+    the stream's event. Returns the host time of the timed round in ms.
+
+    Raises:
+        ContractViolation: a round waited for the queued work both times, or a result differs.
+    """
+    requires_cuda(target, "non-blocking", device)
+    payloads = [[k, k + 1] for k in range(calls)]
+    kwargs = [domain_kwargs(target, p, {"device": device}) for p in payloads]
+    where = "s = torch.cuda.Stream(); with torch.cuda.stream(s): " if side_stream else ""
+    call = f"{where}[{target.describe_call([0, 1], kwargs[0]).replace('[0, 1]', '[k, k + 1]')} for k in range({calls})]"
+
+    def round_of_calls() -> list[torch.Tensor]:
+        return [call_valid("non-blocking", target, p, dict(kw)) for p, kw in zip(payloads, kwargs, strict=True)]
+
+    stream = torch.cuda.Stream(device) if side_stream else torch.cuda.current_stream(device)
+    with torch.cuda.stream(stream):
+        synchronize()
+        t0 = time.perf_counter()
+        round_of_calls()
+        warm_ms = (time.perf_counter() - t0) * 1e3
+        synchronize()
+        results, host_ms = _returns_while_busy(round_of_calls, device, busy_ms, warm_ms, f"{calls} small calls", call)
+    for k, (p, r) in enumerate(zip(payloads, results, strict=True)):
+        if r.detach().cpu().tolist() != p:
+            fail(
+                "non-blocking",
+                f"small call {k} of {calls}: its result does not hold its own list",
+                got=r.detach().cpu().tolist(),
+                expected=p,
+                call=call,
+            )
+    return host_ms
+
+
 NON_BLOCKING_BYTES = (4 << 20, 16 << 20, 64 << 20)
 #: The payload kinds of the non-blocking contract -> the input kind each is (the target's domain decides which run).
 NON_BLOCKING_KINDS = {
@@ -170,5 +221,17 @@ def prop_buffer_non_blocking(target: Target, device: torch.device, **overrides: 
         n = data.draw(st.sampled_from([None, rows, rows // 2]), label="n")
         for direction in ("copy_to_gpu", "copy_to_cpu"):  # both, every example: neither may be left unchecked
             check_buffer_non_blocking(target, spec, device, n, direction)
+
+    run_given(body, overrides)
+
+
+@prop("non-blocking", cap=2, timed=True)
+def prop_small_calls_non_blocking(target: Target, device: torch.device, **overrides: Any) -> None:
+    """non-blocking: 128 small calls back to back behind queued work, on a side stream or the current one."""
+    requires_cuda(target, "non-blocking", device)
+    target.require_input("list", "non-blocking")
+
+    def body(data: st.DataObject) -> None:
+        check_small_calls_non_blocking(target, device, data.draw(st.booleans(), label="side stream"))
 
     run_given(body, overrides)

@@ -183,3 +183,17 @@ def uva_buffer_uninitialised() -> Target:
             self._uva = U.uva_view(self.cpu)
 
     return reference_target("uva_buffer_uninitialised", buffer_utils=_utils(NonUvaBuffer=NonUva, UvaBuffer=Uva))
+
+
+@mutant(killed_by=("pool",), needs="cuda")
+def pool_retired_never_pruned() -> Target:
+    """A grown slot's old pinned block is kept for the pool's life: the retired list is only appended to."""
+
+    class Pool(U.UvaBufferPool):
+        def _retire(self, buf: Any) -> None:
+            if isinstance(buf, U.UvaBuffer) and torch.cuda.is_available():
+                event = torch.cuda.Event()
+                event.record()
+                self._retired.append((buf, event))
+
+    return reference_target("pool_retired_never_pruned", buffer_utils=_utils(UvaBufferPool=Pool))

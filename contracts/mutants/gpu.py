@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -57,6 +58,15 @@ def _with_pools(cls: type) -> Callable[..., torch.Tensor]:
             _P._POOLS.clear()
             _P._POOLS.update(saved)
 
+    def empty_cache() -> int:
+        """The mutant's own pools trimmed (the reference's ``empty_staging_cache`` over them)."""
+        total = 0
+        for pool in list(pools.values()):
+            with pool.lock:
+                total += pool.trim()
+        return total
+
+    fn.empty_cache = empty_cache  # type: ignore[attr-defined]
     return fn
 
 
@@ -288,3 +298,37 @@ def staging_chunk_reused_before_done() -> Target:
     overwrites the block whose DMA is still queued behind a busy stream (the first call's values are lost)."""
     fn = _with_pools(ChunkReusedBeforeDone)
     return reference_target("staging_chunk_reused_before_done", fn)
+
+
+class OpenKeyStale(_P.StagingPool):
+    """A newly opened small chunk does not record its stream key (it keeps the default stream's, 0)."""
+
+    def small_tensor(self, shape: torch.Size, dtype: torch.dtype, nbytes: int) -> torch.Tensor:
+        result = super().small_tensor(shape, dtype, nbytes)
+        self.open_key = 0
+        return result
+
+
+class TrimKeepsOpenChunk(_P.StagingPool):
+    """``trim`` drops free and finished chunks only: the open small chunk is never given back."""
+
+    def trim(self) -> int:
+        chunk, self.open = self.open, None
+        try:
+            return super().trim()
+        finally:
+            self.open = chunk
+
+
+@mutant(killed_by=("non-blocking",), needs="cuda")
+def small_open_key_stale() -> Target:
+    """the small-payload pool does not record the stream of a chunk it opens: on a side stream every small call closes
+    the chunk and takes another, and behind a busy stream the pool reaches its cap and waits for the stream."""
+    return reference_target("small_open_key_stale", _with_pools(OpenKeyStale))
+
+
+@mutant(killed_by=("hygiene",), needs="cuda")
+def trim_keeps_open_chunk() -> Target:
+    """``empty_staging_cache`` never gives back the small pool's open chunk: 1 MiB of pinned memory held for good."""
+    fn = _with_pools(TrimKeepsOpenChunk)
+    return dataclasses.replace(reference_target("trim_keeps_open_chunk", fn), empty_cache=fn.empty_cache)  # type: ignore[attr-defined]

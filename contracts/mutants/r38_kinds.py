@@ -143,3 +143,29 @@ def staged_keeps_numpy_index() -> Target:
                 self._staged_write_starts[-1] = start
 
     return reference_target("staged_keeps_numpy_index", buffer_utils=_utils(StagedWriteTensor=Staged))
+
+
+@mutant(killed_by=("values",), by=("prop_values",))
+def keyword_only_signature() -> Target:
+    """``device``, ``dtype`` and ``out`` made keyword-only (a ``*`` added): vLLM's call sites pass the device by position."""
+
+    def fn(data: Any, *, device: Any = None, dtype: Any = None, out: Any = None) -> torch.Tensor:
+        return h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
+
+    return reference_target("keyword_only_signature", fn)
+
+
+@mutant(killed_by=("pool",), by=("prop_pool_steps",))
+def pool_rotates_before_validation() -> Target:
+    """The round-robin cursor advances before ``x`` is checked: a refused call takes a slot (vLLM's order)."""
+
+    class Pool(U.UvaBufferPool):
+        def copy_to_uva(self, x: Any) -> torch.Tensor:
+            before = self._curr
+            try:
+                return super().copy_to_uva(x)
+            except (TypeError, ValueError):
+                self._curr = (before + 1) % self.max_concurrency  # the slot is taken all the same
+                raise
+
+    return reference_target("pool_rotates_before_validation", buffer_utils=_utils(UvaBufferPool=Pool))

@@ -84,6 +84,7 @@ def adapt_device_dtype(
         notes=notes or "signature (data, device, dtype=None): device and dtype passed through by keyword; no out",
         host_copy=False,
         requires=frozenset({"device"}),
+        positional=("device", "dtype"),  # fn(data, device, dtype=None) itself
         **cast("dict[str, Any]", {"inputs": inputs} if inputs is not None else {}),
     )
 
@@ -120,6 +121,7 @@ def adapt_pin_memory(
         notes=notes
         or f"signature (data, dtype, {own}, pin_memory): called as fn(data, dtype=..., {own}=..., pin_memory={pin_memory}); no out",
         arg_names={"device": own} if own != "device" else {},
+        positional=(),  # keyword_call takes keywords only
         host_copy=False,
         requires=frozenset({"dtype", "device"}),
         **cast("dict[str, Any]", {"inputs": inputs} if inputs is not None else {}),

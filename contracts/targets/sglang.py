@@ -117,5 +117,8 @@ def sglang_target() -> Target:
         inputs=inputs,
         requires=required,
         arg_names={},
+        positional=tuple(
+            a.arg for a in args.args[1:] if a.arg in ("device", "dtype", "out")
+        ),  # () in 0.5.x: keyword-only
         host_copy=False,  # .to(device) is a no-op for device="cpu": on the host it stands in for a device copy
     )

@@ -319,6 +319,9 @@ def _build(found: Located) -> Target:
         inputs=inputs_from_annotation(found.data_annotation),
         requires=found.required,
         arg_names={k: v for k, v in own_names.items()},
+        # vLLM's own (data, device=None, dtype=None, out=None) by position; an older signature is called through
+        # keyword_call, which takes keywords only
+        positional=("device", "dtype", "out") if family == "vllm" else (),
         # t.to(device) is a no-op for device="cpu", never for a GPU: on the host, aliasing and
         # a buffer's .gpu being its .cpu (0.10.2-0.11.0: self.gpu = self.cpu.to(device)) are
         # stand-ins for a device copy, not judged

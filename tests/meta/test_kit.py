@@ -316,17 +316,35 @@ def test_table_rows_report_every_kind_not_only_the_first():
 
 
 def test_hygiene_judges_quiescent_readings_exactly():
-    """hygiene on the host with scripted allocator readings: constant readings pass; one byte more at any later sync point is a leak."""
+    """hygiene on the host with scripted allocator readings: constant readings pass; one byte more at any later sync
+    point is a leak; pinned bytes above the reading before the first call once everything is released are held."""
     from h2d_contracts.contracts import reliability
 
     target = load_target("reference")
-    readings = iter([(1000, 64), (1000, 64), (1000, 64), (1000, 64)])
+    readings = iter([(900, 0), (1000, 64), (1000, 64), (1000, 64), (1000, 64), (900, 0)])
     got = reliability.check_resource_hygiene(
         target, torch.device("cpu"), calls=3000, warmup=1000, sync_every=1000, measure=lambda d: next(readings)
     )
-    assert got == {"warmup_host": 1000, "host": 1000, "warmup_device": 64, "device": 64}
+    assert got == {
+        "before_host": 900,
+        "warmup_host": 1000,
+        "host": 1000,
+        "warmup_device": 64,
+        "device": 64,
+        "released_host": 900,
+    }
+    readings = iter([(900, 0), (1000, 64), (1000, 64), (1000, 64), (1000, 64), (901, 0)])
+    with pytest.raises(ContractViolation, match=r"\[hygiene\] pinned host memory still held after release"):
+        reliability.check_resource_hygiene(
+            target,
+            torch.device("cpu"),
+            calls=3000,
+            warmup=1000,
+            sync_every=1000,
+            measure=lambda d, readings=readings: next(readings),
+        )
     for leak in ((1000, 64), (1001, 64)), ((1000, 64), (1000, 65)):
-        readings = iter([(1000, 64), *leak, (1000, 64)])
+        readings = iter([(900, 0), (1000, 64), *leak, (1000, 64)])
         with pytest.raises(
             ContractViolation,
             match=r"\[hygiene\] (pinned host|device) memory still referenced grew after warm-up \(2000 of 3000 calls\)",
