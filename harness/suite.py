@@ -69,7 +69,7 @@ def contract_test(
     """
     if getattr(prop, "table", False) or contract_of(prop.__name__) is None:
         raise ValueError(f"{prop.__name__} is not a registered drawn property (tables stay plain tests)")
-    kw, _, _ = settings_of(prop)
+    kw, rounds, _ = settings_of(prop)
     name = "test_" + prop.__name__.removeprefix("prop_")
 
     names = ("target", device_arg, *params)
@@ -85,6 +85,7 @@ def contract_test(
     test = settings(**kw)(given(data=st.data())(example))
     test.h2d_property = prop  # type: ignore[attr-defined]
     test.h2d_extra = (device_arg, params, extra)  # type: ignore[attr-defined]
+    test.h2d_rounds = rounds  # type: ignore[attr-defined]  # the kinds its search looks for (settings_of)
     return test
 
 
@@ -121,9 +122,9 @@ def run_test(test: Callable[..., None], args: dict[str, Any]) -> None:
     kwargs = extra(**{p: args[p] for p in params}) if extra else {}
     key = _key(prop, target, device, kwargs)
     _BODIES.pop(key, None)
-    _, rounds, _ = settings_of(prop)
+    rounds: int = test.h2d_rounds  # type: ignore[attr-defined]
     try:
-        search_kinds(lambda: test(**args), contract_of(prop.__name__) or "values", prop.__name__, rounds)
+        search_kinds(lambda: test(**args), prop.contract, prop.__name__, rounds)  # type: ignore[attr-defined]
         captured = _BODIES.get(key)
         if captured is not None and captured.after is not None:
             captured.after()

@@ -67,16 +67,17 @@ def _spelled(i: int, values: list[Any]) -> tuple[Any, str]:
 _INDEX_SPELLINGS: tuple[Any, ...] = (int, int, np.int64, np.uint64)
 
 
-def _index(i: int, v: int) -> Any:
-    return _INDEX_SPELLINGS[i % len(_INDEX_SPELLINGS)](v)
+def _index(i: int, v: int) -> tuple[Any, str]:
+    """The row index or start ``v`` of the write at place ``i``, spelled as :data:`_INDEX_SPELLINGS` says, and its
+    source text (``np.int64(3)``)."""
+    spelling = _INDEX_SPELLINGS[i % len(_INDEX_SPELLINGS)]
+    return spelling(v), repr(v) if spelling is int else f"np.{spelling.__name__}({v!r})"
 
 
 def _short(op: tuple[Any, ...], i: int = 0) -> str:
     parts = [repr(v) if not isinstance(v, list) or len(v) <= 6 else f"[{len(v)} values: {v[0]!r}, ...]" for v in op[1:]]
     if op[0] == "write":
-        spelled = _INDEX_SPELLINGS[i % len(_INDEX_SPELLINGS)]
-        if spelled is not int:
-            parts[0], parts[1] = f"np.{spelled.__name__}({op[1]})", f"np.{spelled.__name__}({op[2]})"
+        parts[0], parts[1] = _index(i, op[1])[1], _index(i, op[2])[1]
         parts[2] = _spelled(i, list(op[3]))[1]
     method = {"elem": "stage_write_elem", "badelem": "stage_write_elem", "apply": "apply_write"}.get(
         op[0], "stage_write"
@@ -116,7 +117,7 @@ def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tup
         call = _schedule_call(spec, list(schedule[: i + 1]))
         if op[0] == "write":
             xs, _ = _spelled(i, list(op[3]))
-            t.stage_write(_index(i, op[1]), _index(i, op[2]), xs)
+            t.stage_write(_index(i, op[1])[0], _index(i, op[2])[0], xs)
             if isinstance(xs, list):  # the caller reuses its list: what was staged must not change
                 xs[:] = [0 if v != 0 else 1 for v in xs]
             pending.append((op[1] * row + op[2], torch.tensor(list(op[3]), dtype=dtype)))
