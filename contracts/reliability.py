@@ -177,6 +177,26 @@ def check_resource_hygiene(
                     call=where,
                 )
     buf = None  # the buffer gone (the loop's closure holds it by name)
+    released = _released_host_bytes(target, device, measure, before_host, where)
+    return {
+        "before_host": before_host,
+        "warmup_host": warm_host,
+        "host": host,
+        "warmup_device": warm_dev,
+        "device": dev,
+        "released_host": released,
+    }
+
+
+def _released_host_bytes(
+    target: Target,
+    device: torch.device,
+    measure: Callable[[torch.device], tuple[int, int]],
+    before_host: int,
+    where: str,
+) -> int:
+    """hygiene's release: with results and buffer gone, ``empty_cache()`` at quiescence (and once more by ``measure``),
+    the pinned bytes must be back at ``before_host``, their reading before the first call; returns the reading."""
     gc.collect()
     if target.empty_cache is not None:  # a release that records an event first (the reference closes its open
         synchronize(device)  # chunk with one) is complete after a sync: the reading's own empty_cache finds it done
@@ -190,14 +210,7 @@ def check_resource_hygiene(
             expected=f"<= {before_host} bytes (before the first call)",
             call=where + "; then del results and buffer; empty_cache(); synchronize; empty_cache()",
         )
-    return {
-        "before_host": before_host,
-        "warmup_host": warm_host,
-        "host": host,
-        "warmup_device": warm_dev,
-        "device": dev,
-        "released_host": released,
-    }
+    return released
 
 
 _RESOURCE_SCRIPT = """
