@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import pytest
 
-from . import options, outcomes, placement, session, timeouts, verdict
+from . import hypofuzz_compat, options, outcomes, placement, session, timeouts, verdict
 from .state import run_state
 
 __all__ = ["pytest_addhooks", "pytest_addoption", "pytest_configure"]
@@ -47,6 +47,7 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 @pytest.hookimpl(tryfirst=True)  # before pytest-timeout and Hypothesis's plugin read their settings
 def pytest_configure(config: pytest.Config) -> None:
     options.markers(config)
+    hypofuzz_compat.apply()  # inside a HypoFuzz worker only (docs: CONTRIBUTING.md, fuzzing)
     if not session.active(config):
         return
     run_state(config).active = True

@@ -615,3 +615,14 @@ def test_every_drawn_property_is_a_hypothesis_test_of_the_suite():
                 assert name == "test_" + obj.h2d_property.__name__.removeprefix("prop_"), name
                 tested.add(obj.h2d_property.__name__)
     assert drawn and drawn == tested, (sorted(drawn - tested), sorted(tested - drawn))
+
+
+def test_hypofuzz_workarounds_only_inside_a_hypofuzz_worker(monkeypatch):
+    """The plugin's HypoFuzz workarounds patch nothing outside a HypoFuzz worker (no ``hypofuzz.hypofuzz`` module)."""
+    import sys
+
+    from h2d_contracts.plugin import hypofuzz_compat
+
+    monkeypatch.delitem(sys.modules, "hypofuzz.hypofuzz", raising=False)
+    assert hypofuzz_compat.apply() is False
+    assert "25.11.1" in hypofuzz_compat.AFFECTED
