@@ -11,8 +11,10 @@ numpy error state or random state changes what the engine computes next.
 inference mode, default device, intra-op and inter-op thread counts, the
 deterministic-algorithms flags, float32 matmul precision, torch's print options, numpy's
 error state and print options, the random states of torch, numpy and Python, the current
-CUDA device and stream (where CUDA is initialised), the garbage collector's switch, and
-the process environment. :func:`check_side_effects` reads it before and after one call
+CUDA device and stream (where CUDA is initialised), the garbage collector's switch and
+thresholds, and the process environment. A drawn call may start from a state other than the
+default (:data:`STARTS`: the collector switched off or its thresholds raised), so that a helper
+that resets a setting to its default is seen too. :func:`check_side_effects` reads it before and after one call
 and fails naming the first thing that changed. What is left out, on purpose: caches a
 helper owns (the reference's staging pools, torch's caching allocators: memory, judged
 by the hygiene contracts), warnings' once-registries (``__warningregistry__``: a warning
@@ -22,11 +24,12 @@ shown once is the documented behaviour of ``warnings``), and threads a library s
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import random
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -43,7 +46,7 @@ from h2d_contracts.harness.violations import fail
 
 from .buffer import make_buffer
 
-__all__ = ["STATE_NAMES", "check_side_effects", "process_state"]
+__all__ = ["STARTS", "STATE_NAMES", "check_side_effects", "process_state"]
 
 
 def _torch_rng() -> bytes:
@@ -101,6 +104,7 @@ _READERS: dict[str, Callable[[], Any]] = {
     "Python's random state (random.getstate())": random.getstate,
     "the current CUDA device and stream": _cuda_state,
     "gc.isenabled()": gc.isenabled,
+    "gc.get_threshold()": gc.get_threshold,
     "os.environ": lambda: dict(os.environ),
 }
 
@@ -129,26 +133,64 @@ def _shown(name: str, value: Any) -> str:
     return text if len(text) <= 120 else f"{text[:60]}...({len(text)} characters)"
 
 
+@contextlib.contextmanager
+def _gc_disabled() -> Iterator[None]:
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+@contextlib.contextmanager
+def _gc_thresholds() -> Iterator[None]:
+    was = gc.get_threshold()
+    gc.set_threshold(100_000, 50, 50)  # an engine's setting for long-lived batches (fewer collections)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*was)
+
+
+#: The process-wide states a call may start from (an engine that switched the collector off for its step loop; one
+#: that raised its thresholds): a helper that *resets* a setting to its default leaves a default process as it was
+#: and changes only these (the held-out round r39: ``gc.disable()`` / ``gc.enable()`` around a conversion).
+STARTS: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
+    "as found": contextlib.nullcontext,
+    "gc disabled": _gc_disabled,
+    "gc thresholds raised": _gc_thresholds,
+}
+
+
 @check("side-effects")
-def check_side_effects(target: Target, data: Any, kwargs: dict[str, Any], *, valid: bool = True) -> None:
+def check_side_effects(
+    target: Target, data: Any, kwargs: dict[str, Any], *, valid: bool = True, start: str = "as found"
+) -> None:
     """side-effects: one call of ``target`` on ``data``, ``kwargs`` leaves :func:`process_state` as it was.
 
     ``valid``: whether the call is a valid one; a failing call (``valid=False``) may raise
     whatever it raises (other contracts judge that), but must leave the process as it was too.
+    ``start``: the state the call starts from, one of :data:`STARTS` (restored afterwards).
 
     Raises:
         ContractViolation: some process-wide state differs after the call (the first
             one, in :data:`STATE_NAMES` order).
+        ValueError: ``start`` is not one of :data:`STARTS`.
     """
-    call = target.describe_call(data, kwargs)
+    if start not in STARTS:
+        raise ValueError(f"start must be one of {sorted(STARTS)}, got {start!r}")
+    call = target.describe_call(data, kwargs) + ("" if start == "as found" else f"  # starting with {start}")
     environ = dict(os.environ)
-    before = process_state()
     outcome = "returned"
-    try:
-        target.call(data, kwargs)
-    except Exception as exc:  # noqa: BLE001 - a refusal is judged by bad-input; here only what it left behind
-        outcome = f"raised {type(exc).__name__}"
-    after = process_state()
+    with STARTS[start]():
+        before = process_state()
+        try:
+            target.call(data, kwargs)
+        except Exception as exc:  # noqa: BLE001 - a refusal is judged by bad-input; here only what it left behind
+            outcome = f"raised {type(exc).__name__}"
+        after = process_state()
     changed = _first_change(before, after)
     if changed is None:
         return
@@ -196,17 +238,18 @@ def prop_side_effects(target: Target, device: torch.device, **overrides: Any) ->
     bad = hs.bad_inputs(device)
 
     def body(data: st.DataObject) -> None:
+        start = data.draw(st.sampled_from(sorted(STARTS, key=lambda k: k != "as found")), label="starting state")
         for _ in range(data.draw(st.integers(1, 3), label="calls")):
             if data.draw(st.booleans(), label="a valid call"):
                 call = data.draw(calls, label="call")
-                check_side_effects(target, call.data, call.kwargs)
+                check_side_effects(target, call.data, call.kwargs, start=start)
             else:
                 wrong = data.draw(bad, label="bad input")
                 if not in_domain(target, wrong.data, wrong.kwargs) or (
                     wrong.kwargs.get("out") is not None and "out" not in target.capabilities
                 ):
                     continue  # outside what the target declares: not its call
-                check_side_effects(target, wrong.data, wrong.kwargs, valid=False)
+                check_side_effects(target, wrong.data, wrong.kwargs, valid=False, start=start)
 
     run_given(body, overrides)
 

@@ -257,6 +257,41 @@ def _longdouble_array(d: _Drawn) -> BadInput:
     return d.bad(arr, {"device": d.device})
 
 
+#: Layouts other than strided, each made from a (2, 2) float32 tensor (the held-out round r39: a check of
+#: ``is_sparse``, COO only, let CSR, CSC, BSR and mkldnn tensors through to torch's own errors).
+_NON_STRIDED: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "sparse_coo": lambda t: t.to_sparse(),
+    "sparse_csr": lambda t: t.to_sparse_csr(),
+    "sparse_csc": lambda t: t.to_sparse_csc(),
+    "sparse_bsr": lambda t: t.to_sparse_bsr((1, 1)),
+    **({"mkldnn": lambda t: t.to_mkldnn()} if torch.backends.mkldnn.is_available() else {}),
+}
+
+
+def _non_strided(d: _Drawn, where: str) -> BadInput:
+    layout = d.draw(st.sampled_from(sorted(_NON_STRIDED)), label=f"{where} layout")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # "Sparse CSR tensor support is in beta state"
+        made = _NON_STRIDED[layout](torch.zeros(2, 2))
+    if where == "out":
+        return d.bad([[1.0, 2.0], [3.0, 4.0]], {"out": made})
+    return d.bad(made, {"out": d.out_for((2, 2), torch.float32)})
+
+
+def _huge_int_among_floats(d: _Drawn) -> BadInput:
+    # an int past int64 in a list that also holds a float: NaN, +-inf or a plain one, flat or nested, with or without
+    # a float dtype (the list would be float, but the int is still past what the reference's lists take)
+    special = d.draw(st.sampled_from([float("nan"), float("inf"), float("-inf"), 1.5]), label="float")
+    big = d.draw(st.sampled_from([2**63, -(2**63) - 1, 2**64]), label="int")
+    data: Any = [-1, big, special]
+    if d.draw(st.booleans(), label="nested"):
+        data = [[1.0, special], [big, 2]]
+    kwargs: dict[str, Any] = {"device": d.device}
+    if d.draw(st.booleans(), label="with a float dtype"):
+        kwargs["dtype"] = d.draw(st.sampled_from([torch.float32, torch.float64]), label="dtype")
+    return d.bad(data, kwargs)
+
+
 #: Bad-input kind -> its builder (every kind of ``strategies.errors.BAD_INPUT_KINDS``).
 _BUILDERS: dict[str, _Builder] = {
     "none": lambda d: d.bad(None, {"out": d.out_for((d.n,))}),
@@ -304,7 +339,7 @@ _BUILDERS: dict[str, _Builder] = {
     ),
     "device-tensor-data": _device_tensor_data,
     "empty-complex-to-real": _empty_complex_to_real,
-    "sparse-data": lambda d: d.bad(torch.zeros(d.n).to_sparse(), {"out": d.out_for((d.n,), torch.float32)}),
+    "sparse-data": lambda d: _non_strided(d, "data"),
     "device-bool": _device_bool,
     "out-as-strided-overlap": _out_as_strided_overlap,
     "out-as-strided-overlap-3d": _out_as_strided_overlap_3d,
@@ -318,13 +353,14 @@ _BUILDERS: dict[str, _Builder] = {
     "unsupported-dtype": lambda d: d.bad(
         d.good, {"dtype": d.draw(st.sampled_from([torch.complex32, torch.quint8]), label="dtype"), "device": d.device}
     ),
-    "sparse-out": lambda d: d.bad([1.0] * d.n, {"out": torch.zeros(d.n).to_sparse()}),
+    "sparse-out": lambda d: _non_strided(d, "out"),
     "nested-out": _nested_out,
     "out-on-meta": _out_on_meta,
     "complex32-tensor-data": _complex32_tensor_data,
     "fraction-scalar": lambda d: d.bad(fractions.Fraction(1, 2), {"device": d.device}),
     "longdouble-array": _longdouble_array,
     "mixed-sign-huge-ints": lambda d: d.bad([-1, 2**63][: max(d.n, 2)] + [0] * max(0, d.n - 2), {"device": d.device}),
+    "huge-int-among-floats": _huge_int_among_floats,
 }
 
 

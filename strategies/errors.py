@@ -86,6 +86,9 @@ BAD_INPUT_KINDS: dict[str, type[BaseException]] = {
     "decimal-element": TypeError,
     "uint32-out-of-range": ValueError,
     "mixed-sign-huge-ints": ValueError,
+    # the held-out round r39: an int past int64 beside a float (NaN, inf, 1.5): a guard reading the list's maximum
+    # misses it when a NaN makes that maximum NaN
+    "huge-int-among-floats": ValueError,
     "out-inference-tensor": ValueError,
     "out-unsupported-dtype": TypeError,
     # unsigned targets (drawn over every carrier and route, like every value kind)

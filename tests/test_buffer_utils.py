@@ -53,3 +53,15 @@ def test_fused_refused(target, device):
 
 def test_staged_stream_order(target, device):
     P.prop_staged_stream_order(target, device)
+
+
+def test_uva_in_contexts(target, device):
+    P.prop_uva_in_contexts(target, device)
+
+
+def test_pool_in_contexts(target, device):
+    P.prop_pool_in_contexts(target, device)
+
+
+def test_staged_in_contexts(target, device):
+    P.prop_staged_in_contexts(target, device)

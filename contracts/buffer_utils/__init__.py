@@ -25,6 +25,15 @@ On the CPU the pool's slots are ``NonUvaBuffer``\\ s (no UVA) and a reader is a 
 on CUDA readers are kernels queued behind calibrated busy work (``contracts.gpu.timing``).
 """
 
+from .in_context import (
+    IN_CONTEXTS,
+    check_pool_in_context,
+    check_staged_in_context,
+    check_uva_in_context,
+    prop_pool_in_contexts,
+    prop_staged_in_contexts,
+    prop_uva_in_contexts,
+)
 from .pool import (
     check_backed_rows_refused,
     check_backed_steps,
@@ -62,6 +71,13 @@ from .staged import (
 )
 
 __all__ = [
+    "IN_CONTEXTS",
+    "check_pool_in_context",
+    "check_staged_in_context",
+    "check_uva_in_context",
+    "prop_pool_in_contexts",
+    "prop_staged_in_contexts",
+    "prop_uva_in_contexts",
     "UNSUPPORTED_STAGED_DTYPES",
     "check_backed_rows_refused",
     "check_backed_steps",

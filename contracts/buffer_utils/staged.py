@@ -126,6 +126,15 @@ def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tup
             pending.append((op[1] * row, torch.tensor([op[2]], dtype=dtype)))
         elif op[0] in ("bad", "badelem"):
             _bad_write_refused(t, op, size, call)
+        elif op[0] == "badvalues":  # refused, and nothing of it staged: the next apply shows only the others
+            refused(
+                "staged-write",
+                lambda op=op: t.stage_write(op[1], op[2], list(op[3])),
+                (TypeError, ValueError),
+                ("x",),
+                f"a write of values that are not all numbers ({[v for v in op[3] if not isinstance(v, (int, float)) or isinstance(v, bool)][0]!r}) at row {op[1]}, column {op[2]}",
+                call,
+            )
         elif op[0] == "overflow":
             try:
                 t.stage_write(op[1], op[2], list(op[3]))

@@ -29,6 +29,7 @@ from . import (  # noqa: F401 - registers the mutants
     out,
     r36_kinds,
     r38_kinds,
+    r39_kinds,
     reliability,
     scale,
     sequence,
