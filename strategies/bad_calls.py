@@ -264,7 +264,7 @@ _NON_STRIDED: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
     "sparse_csr": lambda t: t.to_sparse_csr(),
     "sparse_csc": lambda t: t.to_sparse_csc(),
     "sparse_bsr": lambda t: t.to_sparse_bsr((1, 1)),
-    **({"mkldnn": lambda t: t.to_mkldnn()} if torch.backends.mkldnn.is_available() else {}),
+    **({"mkldnn": lambda t: t.to_mkldnn()} if torch.backends.mkldnn.is_available() else {}),  # type: ignore[no-untyped-call]
 }
 
 
