@@ -113,13 +113,21 @@ def main() -> int:
     proc = subprocess.Popen(fuzz, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     time.sleep(args.seconds)
     tests = _api(args.port)
-    shot = _screenshot(args.port, out / "dashboard.png")
     os.killpg(proc.pid, signal.SIGINT)
     try:
         proc.wait(timeout=60)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
     log.close()
+    # the screenshot from HypoFuzz serving the campaign's database (a shot of the live dashboard of a busy campaign
+    # showed the page without its data, twice)
+    serve = [fuzz[0], "fuzz", "-d", "--port", str(args.port + 1), "--", *fuzz[fuzz.index("--") + 1 :]]
+    server = subprocess.Popen(
+        serve, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    time.sleep(25)
+    shot = _screenshot(args.port + 1, out / "dashboard.png")
+    os.killpg(server.pid, signal.SIGKILL)
     rows = _summary(tests)
     replay = [
         sys.executable,
