@@ -6,7 +6,8 @@
 #      h2d_contracts.strategies / .contracts): the plugin stays inert;
 #   2. mypy --strict on its tests and package (the kit ships py.typed);
 #   3. the packaged contract suite against its target, with its own xfails/ and a report;
-#   4. the packaged suite against a target that logs its callers: every passed test called it.
+#   4. a bounded HypoFuzz campaign of the packaged suite against its target, its database replayed by pytest;
+#   5. the packaged suite against a target that logs its callers: every passed test called it.
 # Checks on the way: the wheel holds one top-level package (h2d_contracts) and the
 # contracts ran from site-packages, not from the checkout. Restores the editable install.
 # Needs the active virtual environment of README's first command.
@@ -55,6 +56,24 @@ mypy --strict --no-error-summary tinyengine tests && echo "mypy --strict: no iss
 echo "--- the kit's contract suite against tinyengine"
 pytest -p no:cacheprovider --pyargs h2d_contracts.tests --h2d-impl tinyengine.h2d_target:target -n auto --h2d-report reports/tinyengine 2>&1 | tee "$work/kit.log" | grep -E "^(h2d-contracts|expected failures|hypothesis profile)|passed|failed|error" | tail -8
 grep -q "expected failures: xfails/tinyengine.txt" "$work/kit.log" || { echo "the engine's xfails/tinyengine.txt was not used" >&2; exit 1; }
+echo "--- a bounded HypoFuzz campaign of the installed suite against tinyengine, then its database replayed by pytest"
+pip install -q hypofuzz==25.11.1
+db="$work/fuzzdb"
+# its own process group: on SIGINT HypoFuzz's hub stops but its worker keeps running, so the group is stopped whole
+setsid hypothesis fuzz -n 1 --no-dashboard -- --pyargs h2d_contracts.tests -p no:xdist -p no:cacheprovider \
+  -m "not gpu and not meta" -k "not cuda" --h2d-impl tinyengine.h2d_target:target --h2d-example-db "$db" > "$work/fuzz.log" 2>&1 &
+fuzz=$!
+sleep "${H2D_FUZZ_S:-60}"
+cp "$work/fuzz.log" "$work/fuzz-running.log"  # what the campaign printed before it was stopped
+kill -INT -- "-$fuzz" 2>/dev/null || true; sleep 5; kill -KILL -- "-$fuzz" 2>/dev/null || true; wait "$fuzz" 2>/dev/null || true
+grep -q "process to fuzz" "$work/fuzz-running.log" || { echo "HypoFuzz did not start a campaign" >&2; tail -20 "$work/fuzz-running.log" >&2; exit 1; }
+if grep -q "Traceback" "$work/fuzz-running.log"; then echo "a HypoFuzz worker failed" >&2; tail -30 "$work/fuzz-running.log" >&2; exit 1; fi
+saved=$(find "$db" -type f | wc -l)
+[ "$saved" -gt 0 ] || { echo "the campaign saved nothing in $db" >&2; exit 1; }
+echo "HypoFuzz: $(grep -o 'to fuzz [0-9]* tests' "$work/fuzz-running.log"), $saved database entries in ${H2D_FUZZ_S:-60} s"
+rc=0; pytest -q -p no:cacheprovider --pyargs h2d_contracts.tests --h2d-impl tinyengine.h2d_target:target -n auto --h2d-example-db "$db" > "$work/replay.log" 2>&1 || rc=$?
+tail -1 "$work/replay.log"
+[ "$rc" = 0 ] || { echo "the replay of the campaign's database failed (exit $rc)" >&2; tail -30 "$work/replay.log" >&2; exit 1; }
 echo "--- the installed suite against a target that logs its callers: every test reported as passed called it"
 mkdir -p "$work/logtarget" && cp "$root/tests/meta/logging_target.py" "$work/logtarget/"
 rc=0; PYTHONPATH="$work/logtarget" H2D_TEST_LOG="$work/calls.log" pytest -q -p no:cacheprovider --pyargs h2d_contracts.tests --h2d-impl logging_target:target --h2d-xfails=none --h2d-verify=off -n auto --junitxml="$work/logged.xml" > "$work/logged.log" 2>&1 || rc=$?
