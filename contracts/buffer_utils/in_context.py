@@ -43,20 +43,20 @@ __all__ = [
 IN_CONTEXTS = ("no_grad", "inference_mode", "default_device")
 
 
-def _host(t: torch.Tensor) -> tuple[tuple[int, ...], torch.dtype, str, list[Any]]:
-    """What a result is: shape, dtype, device and values (read on the host after a sync)."""
+def _host(results: list[torch.Tensor]) -> list[tuple[tuple[int, ...], torch.dtype, str, list[Any]]]:
+    """What each result is: shape, dtype, device and values (read on the host after one sync)."""
     synchronize()
-    return tuple(t.shape), t.dtype, t.device.type, t.detach().to("cpu").tolist()
+    return [(tuple(t.shape), t.dtype, t.device.type, t.detach().to("cpu").tolist()) for t in results]
 
 
 def _judge(contract: str, scenario: Callable[[], list[torch.Tensor]], context: str, call: str) -> None:
     """``scenario()`` in ``context`` (construction and calls inside it) gives what it gives in the plain context."""
-    plain = [_host(t) for t in scenario()]
+    plain = _host(scenario())
     where = f"{call}  # {contexts.describe(context)}"
     try:
         with contexts.entered(context):
             results = scenario()
-        got = [_host(t) for t in results]  # read outside the context, as the engine's next step would
+        got = _host(results)  # read outside the context, as the engine's next step would
     except Exception as exc:  # noqa: BLE001 - a failure in the context alone is what is reported
         fail(
             contract,

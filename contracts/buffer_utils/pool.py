@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import gc
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -38,10 +40,19 @@ __all__ = [
 _Reader = tuple[int, torch.Tensor, Any]  # (step, what the reader read or the view itself, its done event or None)
 
 
-def _retire(readers: list[_Reader], upto: int, steps: Any, call: str) -> None:
-    """The caller retires a slot's readers before its reuse: judge (and drop) every reader of a step ``<= upto``."""
-    while readers and readers[0][0] <= upto:
-        _judge(readers.pop(0), steps, call)
+def _retire(
+    readers: list[_Reader],
+    upto: int,
+    steps: Any,
+    call: str,
+    seq: Callable[[int], int] = lambda k: k,
+    note: Callable[[int], str] = lambda k: "",
+) -> None:
+    """The caller retires a slot's readers before its reuse: judge (and drop) every reader whose call ``seq(step)`` is
+    ``<= upto`` (``seq``: the step's place among the calls that took a slot; ``note``: what a failure adds)."""
+    while readers and seq(readers[0][0]) <= upto:
+        k = readers[0][0]
+        _judge(readers.pop(0), steps, call, note(k))
 
 
 def _read(view: torch.Tensor, device: torch.device) -> torch.Tensor:
@@ -116,9 +127,14 @@ def check_pool_steps(target: Target, spec: dict[str, Any], steps: list[Any], met
                 refusals += 1
             else:
                 accepted += 1
-        while readers and seq_of[readers[0][0]] <= accepted - depth:  # retired before the slot's reuse
-            _judge(readers[0], steps, call, _after_refusal(readers[0][0], refusals_at, refusals))
-            readers.pop(0)
+        _retire(
+            readers,
+            accepted - depth,
+            steps,
+            call,
+            seq_of.__getitem__,
+            functools.partial(_after_refusal, refusals_at=refusals_at, refusals=refusals),
+        )
         if device.type == "cuda":
             busy(READER_BUSY_MS, device)  # what the call queues, and the reader after it, run behind this
         seq_of[k], refusals_at[k] = accepted, refusals
