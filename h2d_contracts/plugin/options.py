@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
-__all__ = ["PROFILES", "add", "markers", "profile_name", "profiles"]
+__all__ = ["PROFILES", "add", "markers", "profile_name", "profiles", "register"]
 
 #: The kit's Hypothesis profiles: name -> (settings, what it is for).
 PROFILES: dict[str, tuple[dict[str, Any], str]] = {
@@ -84,15 +84,27 @@ def markers(config: pytest.Config) -> None:
     )
 
 
+def register() -> None:
+    """Register the kit's profiles and load ``$H2D_HYPOTHESIS_PROFILE`` (default ``default``).
+
+    Every profile sets ``derandomize=False``: Hypothesis loads its ``ci`` profile when it finds a CI
+    variable (``CI``, ``GITHUB_ACTIONS``, ...; Hypothesis's docs, "Settings profiles") and a profile
+    registered without a parent inherits the loaded one, so under CI the kit's profiles would
+    derandomize: the seed the kit chooses and prints would not be the one used (``derandomize``
+    outranks ``--hypothesis-seed``), and HypoFuzz refuses every derandomized test.
+    """
+    for name, (kw, _) in PROFILES.items():
+        settings.register_profile(name, derandomize=False, **kw)
+    settings.load_profile(os.environ.get("H2D_HYPOTHESIS_PROFILE", "default"))
+
+
 def profiles(config: pytest.Config) -> None:
     """Register the kit's profiles and load ``default`` (before Hypothesis's plugin reads ``--hypothesis-profile``).
 
     Raises pytest.UsageError naming the kit's profiles for an unknown ``--hypothesis-profile``
     (Hypothesis's own answer is an internal error of two dozen lines).
     """
-    for name, (kw, _) in PROFILES.items():
-        settings.register_profile(name, **kw)
-    settings.load_profile(os.environ.get("H2D_HYPOTHESIS_PROFILE", "default"))
+    register()
     asked = config.getoption("hypothesis_profile", None)
     if asked is not None:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -579,6 +580,22 @@ def test_an_unknown_profile_lists_the_kits_profiles():
         "'defualt' is not a registered profile" in err and "default (" in err and "dev (" in err and "fuzz (" in err
     ), err[-2000:]
     assert "INTERNALERROR" not in err
+
+
+def test_the_kits_profiles_keep_the_chosen_seed_under_ci():
+    """With a CI variable set, Hypothesis loads its ``ci`` profile (derandomize=True); the kit's profiles must not
+    inherit it: the printed seed would not be the one used, and HypoFuzz would refuse every test."""
+    code = (
+        "from hypothesis import settings\n"
+        "assert settings.get_current_profile_name() == 'ci' and settings.default.derandomize\n"
+        "from h2d_contracts.plugin.options import PROFILES, register\n"
+        "register()\n"
+        "print([settings.get_profile(n).derandomize for n in PROFILES], settings().derandomize)\n"
+    )
+    env = {**os.environ, "CI": "true"}
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip() == "[False, False, False] False", proc.stdout
 
 
 def test_generated_tables_in_the_docs_are_current():
