@@ -159,23 +159,15 @@ def check_resource_hygiene(
         call(i)
         if i % sync_every == sync_every - 1 or i == warmup + calls - 1:
             host, dev = measure(device)
-            done = i + 1 - warmup
-            if host > warm_host:
-                fail(
-                    "hygiene",
-                    f"pinned host memory still referenced grew after warm-up ({done} of {calls} calls)",
-                    got=f"{host} bytes at quiescence",
-                    expected=f"<= {warm_host} bytes (after the {warmup} warm-up calls)",
-                    call=where,
-                )
-            if dev > warm_dev:
-                fail(
-                    "hygiene",
-                    f"device memory still referenced grew after warm-up ({done} of {calls} calls)",
-                    got=f"{dev} bytes at quiescence",
-                    expected=f"<= {warm_dev} bytes (after the {warmup} warm-up calls)",
-                    call=where,
-                )
+            for what, now, warm in (("pinned host", host, warm_host), ("device", dev, warm_dev)):
+                if now > warm:
+                    fail(
+                        "hygiene",
+                        f"{what} memory still referenced grew after warm-up ({i + 1 - warmup} of {calls} calls)",
+                        got=f"{now} bytes at quiescence",
+                        expected=f"<= {warm} bytes (after the {warmup} warm-up calls)",
+                        call=where,
+                    )
     buf = None  # the buffer gone (the loop's closure holds it by name)
     released = _released_host_bytes(target, device, measure, before_host, where)
     return {

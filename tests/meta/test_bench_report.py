@@ -1,4 +1,4 @@
-"""The bench's report code (bench/h2d_bench.py) on a recorded H200 run, on any machine.
+"""The bench's report code (bench/bench_report.py) on a recorded H200 run, on any machine.
 
 The bench itself needs a GPU, so CI never runs it; its verdicts (the checks of
 docs/performance.md) and its tables are plain functions of the measured rows. Here they are
@@ -20,7 +20,7 @@ import pytest
 from h2d_contracts import CHECKOUT
 
 ROOT = Path(__file__).resolve().parents[2]
-BENCH = ROOT / "bench" / "h2d_bench.py"
+BENCH = ROOT / "bench" / "bench_report.py"
 RECORD = ROOT / "docs" / "records" / "bench" / "h200-bench.json"
 RECORD_MD = RECORD.with_suffix(".md")
 
@@ -32,7 +32,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("h2d_bench_under_test", BENCH)
+    spec = importlib.util.spec_from_file_location("bench_report_under_test", BENCH)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
