@@ -116,6 +116,41 @@ def run_one(
     return name, status, rc, secs, _failed_test(output)
 
 
+def _run_queue(
+    queue: list[str],
+    mutants_dir: Path,
+    env: dict[str, str],
+    args: argparse.Namespace,
+    selection: dict[str, str],
+    tsv: Path,
+    t_start: float,
+) -> list[tuple[str, str, int, float, str]]:
+    """Run the queue ``args.workers`` at a time, launching none after ``args.budget_s``; each result goes to ``tsv``."""
+    results: list[tuple[str, str, int, float, str]] = []
+    with ThreadPoolExecutor(args.workers) as pool:
+        pending = set()
+        it = iter(queue)
+        exhausted = False
+        while True:
+            while not exhausted and len(pending) < args.workers and time.monotonic() - t_start < args.budget_s:
+                try:
+                    name = next(it)
+                    pending.add(pool.submit(run_one, name, mutants_dir, env, args, selection.get(name)))
+                except StopIteration:
+                    exhausted = True
+            if not pending:
+                break
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                r = fut.result()
+                results.append(r)
+                label = {"": "(control: unmutated)", "fail": "(control: fail sentinel)"}.get(r[0], r[0])
+                with tsv.open("a") as f:
+                    f.write(f"{label}\t{r[1]}\t{r[2]}\t{r[3]:.1f}\t{r[4]}\n")
+                print(f"[{time.monotonic() - t_start:6.0f}s] {r[1]:8s} {r[3]:5.1f}s {label} {r[4]}", flush=True)
+    return results
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pack", required=True, help="tarball from GPU_PACK=... dev/mutation.sh")
@@ -167,33 +202,12 @@ def main() -> int:
         if i % CONTROL_EVERY == 0:
             queue.append("")
     queue.append("")
-    results: list[tuple[str, str, int, float, str]] = []
     print(
         f"revision {(mutants_dir / 'REVISION').read_text().strip()}; {len(todo)} mutants to run ({len(done)} done before), "
         f"{args.workers} at once; tests {args.tests} -k {args.k!r}",
         flush=True,
     )
-    with ThreadPoolExecutor(args.workers) as pool:
-        pending = set()
-        it = iter(queue)
-        exhausted = False
-        while True:
-            while not exhausted and len(pending) < args.workers and time.monotonic() - t_start < args.budget_s:
-                try:
-                    name = next(it)
-                    pending.add(pool.submit(run_one, name, mutants_dir, env, args, selection.get(name)))
-                except StopIteration:
-                    exhausted = True
-            if not pending:
-                break
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in finished:
-                r = fut.result()
-                results.append(r)
-                label = {"": "(control: unmutated)", "fail": "(control: fail sentinel)"}.get(r[0], r[0])
-                with tsv.open("a") as f:
-                    f.write(f"{label}\t{r[1]}\t{r[2]}\t{r[3]:.1f}\t{r[4]}\n")
-                print(f"[{time.monotonic() - t_start:6.0f}s] {r[1]:8s} {r[3]:5.1f}s {label} {r[4]}", flush=True)
+    results = _run_queue(queue, mutants_dir, env, args, selection, tsv, t_start)
     ran = [r for r in results if r[0] not in ("", "fail")]
     counts = Counter(r[1] for r in ran)
     controls = [(r[0] or "unmutated", r[1]) for r in results if r[0] in ("", "fail")]

@@ -81,6 +81,60 @@ def _summary(tests: dict) -> dict:
     return rows
 
 
+def _campaign(fuzz: list[str], seconds: int, port: int, out: Path) -> tuple[dict, str]:
+    """Run ``fuzz`` for ``seconds`` (its process group stopped whole), read the dashboard API, then shoot the page."""
+    log = open(out / "fuzz.log", "w")
+    proc = subprocess.Popen(fuzz, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    time.sleep(seconds)
+    tests = _api(port)
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+    log.close()
+    # the screenshot from HypoFuzz serving the campaign's database (a shot of the live dashboard of a busy campaign
+    # showed the page without its data, twice)
+    serve = [fuzz[0], "fuzz", "-d", "--port", str(port + 1), "--", *fuzz[fuzz.index("--") + 1 :]]
+    server = subprocess.Popen(
+        serve, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    time.sleep(25)
+    shot = _screenshot(port + 1, out / "dashboard.png")
+    os.killpg(server.pid, signal.SIGKILL)
+    return tests, shot
+
+
+def _replay(target: str, db: Path) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+    """The next ordinary pytest run against ``target``, replaying the campaign's database first."""
+    replay = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-n", "2", "-m", "not meta"]
+    replay += ["--h2d-impl", target, "--h2d-example-db", str(db), "tests"]
+    return replay, subprocess.run(replay, cwd=ROOT, capture_output=True, text=True)
+
+
+def _markdown(record: dict, rows: dict) -> list[str]:
+    fuzzed = {k: v for k, v in rows.items() if v["all_examples"]}
+    return [
+        f"# HypoFuzz campaign: {record['target']}, {record['seconds']} s, {record['workers']} workers ({record['started']})",
+        "",
+        f"- command: `{record['command']}`",
+        f"- tests collected: {len(rows)}; fuzzed in the time: {len(fuzzed)}; examples run: "
+        f"{sum(v['all_examples'] for v in rows.values())} ({sum(v['valid_examples'] for v in rows.values())} valid)",
+        f"- behaviours (HypoFuzz's coverage: branches and events) summed over tests: {sum(v['behaviors'] for v in rows.values())}",
+        f"- tests with failures found: {sum(1 for v in rows.values() if v['failures'])} "
+        f"({sum(v['failures'] for v in rows.values())} failures); fatal worker errors: {sum(1 for v in rows.values() if v['fatal'])}",
+        f"- replay (`{record['replay_command']}`): exit {record['replay_exit']}, {record['replay_result']}",
+        f"- dashboard screenshot: `dashboard.png` ({record['screenshot']})",
+        "",
+        "| test | examples (valid) | behaviours | failures |",
+        "|---|---|---|---|",
+        *(
+            f"| `{k}` | {v['all_examples']} ({v['valid_examples']}) | {v['behaviors']} | {v['failures']} |"
+            for k, v in sorted(fuzzed.items())
+        ),
+    ]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--target", default="reference")
@@ -109,44 +163,9 @@ def main() -> int:
         str(db),
     ]
     started = datetime.datetime.now(datetime.UTC)
-    log = open(out / "fuzz.log", "w")
-    proc = subprocess.Popen(fuzz, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    time.sleep(args.seconds)
-    tests = _api(args.port)
-    os.killpg(proc.pid, signal.SIGINT)
-    try:
-        proc.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-    log.close()
-    # the screenshot from HypoFuzz serving the campaign's database (a shot of the live dashboard of a busy campaign
-    # showed the page without its data, twice)
-    serve = [fuzz[0], "fuzz", "-d", "--port", str(args.port + 1), "--", *fuzz[fuzz.index("--") + 1 :]]
-    server = subprocess.Popen(
-        serve, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-    )
-    time.sleep(25)
-    shot = _screenshot(args.port + 1, out / "dashboard.png")
-    os.killpg(server.pid, signal.SIGKILL)
+    tests, shot = _campaign(fuzz, args.seconds, args.port, out)
     rows = _summary(tests)
-    replay = [
-        sys.executable,
-        "-m",
-        "pytest",
-        "-p",
-        "no:cacheprovider",
-        "-q",
-        "-n",
-        "2",
-        "-m",
-        "not meta",
-        "--h2d-impl",
-        args.target,
-        "--h2d-example-db",
-        str(db),
-        "tests",
-    ]
-    rp = subprocess.run(replay, cwd=ROOT, capture_output=True, text=True)
+    replay, rp = _replay(args.target, db)
     tail = [ln for ln in rp.stdout.splitlines() if " passed" in ln or " failed" in ln][-1:]
     record = {
         "target": args.target,
@@ -161,26 +180,7 @@ def main() -> int:
         "tests": rows,
     }
     (out / "campaign.json").write_text(json.dumps(record, indent=1) + "\n")
-    fuzzed = {k: v for k, v in rows.items() if v["all_examples"]}
-    md = [
-        f"# HypoFuzz campaign: {args.target}, {args.seconds} s, {args.workers} workers ({record['started']})",
-        "",
-        f"- command: `{record['command']}`",
-        f"- tests collected: {len(rows)}; fuzzed in the time: {len(fuzzed)}; examples run: "
-        f"{sum(v['all_examples'] for v in rows.values())} ({sum(v['valid_examples'] for v in rows.values())} valid)",
-        f"- behaviours (HypoFuzz's coverage: branches and events) summed over tests: {sum(v['behaviors'] for v in rows.values())}",
-        f"- tests with failures found: {sum(1 for v in rows.values() if v['failures'])} "
-        f"({sum(v['failures'] for v in rows.values())} failures); fatal worker errors: {sum(1 for v in rows.values() if v['fatal'])}",
-        f"- replay (`{record['replay_command']}`): exit {rp.returncode}, {record['replay_result']}",
-        f"- dashboard screenshot: `dashboard.png` ({shot})",
-        "",
-        "| test | examples (valid) | behaviours | failures |",
-        "|---|---|---|---|",
-        *(
-            f"| `{k}` | {v['all_examples']} ({v['valid_examples']}) | {v['behaviors']} | {v['failures']} |"
-            for k, v in sorted(fuzzed.items())
-        ),
-    ]
+    md = _markdown(record, rows)
     (out / "campaign.md").write_text("\n".join(md) + "\n")
     print("\n".join(md[:9]))
     return 0

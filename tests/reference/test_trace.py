@@ -234,46 +234,66 @@ def _check_trace(
         assert result.is_contiguous() and result.dtype == dtype and tuple(result.shape) == tuple(source.shape), call
 
     if _zero_copy_expected(sim, data, dtype):
-        # The DMA reads the caller's pinned tensor itself: no staging block at all.
-        assert not [c for c in calls if c.pin_memory is True], (
-            f"{call}: a pinned input of the target dtype was staged again"
+        _check_zero_copy(data, out, calls, call)
+    else:
+        _check_staged(
+            sim,
+            data,
+            out,
+            source,
+            dtype,
+            calls,
+            call,
+            pin=pin,
+            min_block=min_block,
+            small_max=small_max,
+            small_chunk=small_chunk,
         )
-        reads = [c for c in calls if c.name in ("copy_", "to")]
-        c = reads[0]
-        src = c.args[1] if c.name == "copy_" else c.args[0]
-        assert src is data or _same_storage(src, data), f"{call}: zero-copy read something other than data"
-        assert c.non_blocking is True, f"{call}: copy issued with non_blocking={c.non_blocking}"
-        if c.name == "to":
-            assert c.args[1:2] == (CPU,), f"{call}: .to() without the target device: {c.args[1:]}"
-        if _fills_its_bytes(data):
-            as_laid_out = data.is_contiguous() or (out is not None and out.stride() == data.stride())
-            assert len(reads) == (1 if as_laid_out or out is None else 2), (
-                f"{call}: zero-copy should be one copy (plus one reorder from its result into out), got {[c.name for c in reads]}"
-            )
-            if c.name == "copy_":
-                assert as_laid_out, (
-                    f"{call}: a permuted pinned input copied into out directly (torch would stage it in pageable memory)"
-                )
-        else:
-            # A view with gaps: one .to of the contiguous span of data's storage it covers
-            # (a contiguous pinned tensor: one DMA), then picked on the device.
-            assert c.name == "to" and src.is_contiguous() and src.dim() == 1, (
-                f"{call}: a pinned view with gaps should be DMA'd as one contiguous span, got {c.name} of {_host.describe(src)}"
-            )
-            first, last = data.storage_offset(), data.storage_offset() + _span_elems(data)
-            assert src.storage_offset() <= first and src.storage_offset() + src.numel() >= last, (
-                f"{call}: the DMA'd span does not cover data's elements"
-            )
-            assert src.numel() <= 4 * data.numel(), f"{call}: span of {src.numel()} elements for {data.numel()}"
-            assert len(reads) == (2 if out is not None else 1) or (out is None and len(reads) <= 2), [
-                c.name for c in reads
-            ]
-        if len(reads) == 2 and out is not None:  # the reorder reads the device-side result of the DMA, never data again
-            assert reads[1].name == "copy_" and reads[1].args[0] is out and _same_storage(reads[1].args[1], c.result), (
-                f"{call}: the reorder into out did not read the DMA's result"
-            )
-        return
 
+
+def _check_zero_copy(data, out, calls, call: str) -> None:
+    """A pinned input of the target dtype: the DMA reads the caller's tensor itself, no staging block at all."""
+    assert not [c for c in calls if c.pin_memory is True], (
+        f"{call}: a pinned input of the target dtype was staged again"
+    )
+    reads = [c for c in calls if c.name in ("copy_", "to")]
+    c = reads[0]
+    src = c.args[1] if c.name == "copy_" else c.args[0]
+    assert src is data or _same_storage(src, data), f"{call}: zero-copy read something other than data"
+    assert c.non_blocking is True, f"{call}: copy issued with non_blocking={c.non_blocking}"
+    if c.name == "to":
+        assert c.args[1:2] == (CPU,), f"{call}: .to() without the target device: {c.args[1:]}"
+    if _fills_its_bytes(data):
+        as_laid_out = data.is_contiguous() or (out is not None and out.stride() == data.stride())
+        assert len(reads) == (1 if as_laid_out or out is None else 2), (
+            f"{call}: zero-copy should be one copy (plus one reorder from its result into out), got {[c.name for c in reads]}"
+        )
+        if c.name == "copy_":
+            assert as_laid_out, (
+                f"{call}: a permuted pinned input copied into out directly (torch would stage it in pageable memory)"
+            )
+    else:
+        # A view with gaps: one .to of the contiguous span of data's storage it covers
+        # (a contiguous pinned tensor: one DMA), then picked on the device.
+        assert c.name == "to" and src.is_contiguous() and src.dim() == 1, (
+            f"{call}: a pinned view with gaps should be DMA'd as one contiguous span, got {c.name} of {_host.describe(src)}"
+        )
+        first, last = data.storage_offset(), data.storage_offset() + _span_elems(data)
+        assert src.storage_offset() <= first and src.storage_offset() + src.numel() >= last, (
+            f"{call}: the DMA'd span does not cover data's elements"
+        )
+        assert src.numel() <= 4 * data.numel(), f"{call}: span of {src.numel()} elements for {data.numel()}"
+        assert len(reads) == (2 if out is not None else 1) or (out is None and len(reads) <= 2), [c.name for c in reads]
+    if len(reads) == 2 and out is not None:  # the reorder reads the device-side result of the DMA, never data again
+        assert reads[1].name == "copy_" and reads[1].args[0] is out and _same_storage(reads[1].args[1], c.result), (
+            f"{call}: the reorder into out did not read the DMA's result"
+        )
+
+
+def _check_staged(
+    sim, data, out, source, dtype, calls, call: str, *, pin: bool, min_block: int, small_max: int, small_chunk: int
+) -> None:
+    """A staged payload: pinned allocations from the staging pool, one non-blocking copy into the destination."""
     # Pinned allocations are staging chunks (small payloads) or blocks (larger ones).
     for c in calls:
         if c.name == "empty" and c.pin_memory is not _MISSING:
@@ -510,76 +530,6 @@ def test_buffer_copies_are_non_blocking_row_prefixes(sim, direction, n):
     assert torch.equal(dst[:rows], src[:rows]) and bool((dst[rows:] == -1).all())
 
 
-# --------------------------------------------------------------------------- device resolution
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cuda_count():
-    """R._cuda_device_count reads CUDA's visibility once per process (and R._RESOLVED keeps resolved
-    spellings): the tests below pretend other visibilities with monkeypatch, so forget both around each test."""
-    R._cuda_device_count.cache_clear()
-    R._RESOLVED.clear()
-    yield
-    R._cuda_device_count.cache_clear()
-    R._RESOLVED.clear()
-
-
-@pytest.fixture
-def two_visible_gpus(monkeypatch):
-    """Pretend two CUDA devices are visible, device 1 current (``_resolve_device`` only builds torch.device objects)."""
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "device_count", lambda: 2)
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 1)
-    made_current: list = []
-
-    class _Current(contextlib.AbstractContextManager):
-        """Records which device a call made current (torch.cuda.device needs a CUDA build)."""
-
-        def __init__(self, device):
-            made_current.append(torch.device(device))
-
-        def __exit__(self, *exc):
-            return None
-
-    monkeypatch.setattr(torch.cuda, "device", _Current)
-    return made_current
-
-
-@pytest.mark.parametrize(
-    "device, expected",
-    [
-        ("cuda", torch.device("cuda", 1)),
-        (torch.device("cuda"), torch.device("cuda", 1)),
-        ("cuda:0", torch.device("cuda", 0)),
-        ("cuda:1", torch.device("cuda", 1)),
-        (0, torch.device("cuda", 0)),
-        (np.int64(1), torch.device("cuda", 1)),
-        ("cpu", CPU),
-    ],
-    ids=str,
-)
-def test_resolve_device_gives_an_explicit_index(two_visible_gpus, device, expected):
-    """A bare "cuda" means the current device; an index is kept; the result always carries it."""
-    got = R._resolve_device(device)
-    assert got == expected and got.index == expected.index, (device, got)
-
-
-@pytest.mark.parametrize("device", ["cuda:2", 2, torch.device("cuda", 5)], ids=str)
-def test_resolve_device_rejects_invisible_indices(two_visible_gpus, device):
-    with pytest.raises(ValueError, match=r"^device=cuda:\d but only 2 CUDA device\(s\) are visible$"):
-        R._resolve_device(device)
-
-
-def test_resolve_device_bare_cuda_follows_the_current_device(monkeypatch):
-    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
-    monkeypatch.setattr(torch.cuda, "device_count", lambda: 1)
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-    assert R._resolve_device("cuda") == torch.device("cuda", 0)
-    monkeypatch.setattr(torch.cuda, "current_device", lambda: 3)  # a current device that is not visible
-    with pytest.raises(ValueError, match=r"^device=cuda but only 1 CUDA device\(s\) are visible$"):
-        R._resolve_device("cuda")
-
-
 # --------------------------------------------------------------------------- error texts with pinned-ness
 
 
@@ -600,60 +550,3 @@ def test_describe_marks_pinned_and_pageable_where_pinning_exists(sim):
         assert _host.describe(meta) == "Tensor(shape=(2,), dtype=torch.float32, device=meta, stride=(1,))"
     with mock.patch.object(_host, "pin_memory_available", lambda: False):
         assert _host.describe(pinned) == "Tensor(shape=(2, 3), dtype=torch.float32, device=cpu, stride=(3, 1))"
-
-
-# --------------------------------------------------------------------------- routing by target
-
-
-def test_routing_host_and_cuda_targets(two_visible_gpus, monkeypatch):
-    """Host targets get a fresh host copy; CUDA targets go to the device path with the pinning of this process.
-
-    ``_to_device`` is replaced by a spy (no CUDA here to copy to); the chunk size reaches
-    it only where pinned memory exists (chunking pageable blocks would gain nothing).
-    """
-    seen = []
-
-    def spy(data, source, dtype, target, out, *, pin, min_block, small_max):
-        seen.append((target, pin, min_block, small_max, dtype, out))
-        calls.append((data, source, out))
-        return "device-path"
-
-    calls: list = []
-
-    monkeypatch.setattr(R, "_to_device", spy)
-    for pinned in (False, True):
-        monkeypatch.setattr(R, "pin_memory_available", lambda pinned=pinned: pinned)
-        seen.clear()
-        data = [1, 2, 3]
-        host = R._async_h2d(data, "cpu", None, None, min_block=8)
-        assert isinstance(host, torch.Tensor) and host.tolist() == data and not seen
-        assert R._async_h2d(data, "cuda", torch.int16, None, min_block=8, small_max=5) == "device-path"
-        assert seen == [(torch.device("cuda", 1), pinned, 8, 5, torch.int16, None)], seen
-        assert two_visible_gpus == [], two_visible_gpus  # the current device: no switch
-        seen.clear()
-        assert h2d_impl.async_tensor_h2d(data, "cuda:0") == "device-path"
-        # cuda:0 is not current: the call made it current (pinned staging through cuda:0's context, not cuda:1's)
-        assert two_visible_gpus[-1] == torch.device("cuda", 0)
-        assert h2d_impl.async_tensor_h2d_pipelined(data, "cuda:0") == "device-path"
-        assert two_visible_gpus == [torch.device("cuda", 0)] * 2, two_visible_gpus
-        two_visible_gpus.clear()
-        assert [s[2] for s in seen] == [R._staging.MIN_BLOCK_BYTES] * 2, seen
-        assert [s[3] for s in seen] == [R._staging.SMALL_MAX_BYTES] * 2 and all(s[1] is pinned for s in seen), seen
-
-    # data, its validated host tensor and out reach the device path as they are (an out
-    # on a CUDA device cannot exist here: validation is stubbed to say it is on cuda:0).
-    calls.clear()
-    arr = np.arange(3, dtype=np.int32)
-    host_view = torch.from_numpy(arr)
-    out_stub = torch.zeros(3, dtype=torch.int32)
-    monkeypatch.setattr(R, "_prepare", lambda *args, cpu_only: (host_view, torch.int32, torch.device("cuda", 0)))
-    assert R._async_h2d(arr, None, None, out_stub) == "device-path"
-    assert len(calls) == 1 and calls[0][0] is arr and calls[0][1] is host_view and calls[0][2] is out_stub, calls
-
-
-def test_cpu_variant_rejects_cuda_targets_that_exist(two_visible_gpus):
-    """The CPU-platform variant refuses a CUDA target even where one is visible."""
-    with pytest.raises(ValueError, match=r"^the CPU-platform variant only targets host memory, got device=cuda:1$"):
-        h2d_impl.async_tensor_h2d_cpu([1, 2], "cuda")
-    source, dtype, target = R._prepare([1, 2], "cuda:0", None, None, cpu_only=False)
-    assert target == torch.device("cuda", 0) and dtype == torch.int64 and source.tolist() == [1, 2]
