@@ -10,6 +10,7 @@ import torch
 
 from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import NotApplicable, fail
+from h2d_contracts.strategies.describe import literal
 
 
 def _construct(target: Target, spec: dict[str, Any], device: torch.device) -> Any:
@@ -77,3 +78,9 @@ def host_aliased(buf: Any) -> bool:
     if gpu.device.type != "cpu" or not cpu.numel():
         return False
     return bool(cpu.untyped_storage().data_ptr() == gpu.untyped_storage().data_ptr())
+
+
+def constructor_call(target: Target, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
+    """The buffer constructor call as source: ``CpuGpuBuffer(4, dtype=torch.int32, ...)`` (for messages and reproductions)."""
+    rendered = [*map(literal, args), *(f"{k}={literal(v)}" for k, v in kwargs.items())]
+    return f"{target.buffer_name}(" + ", ".join(rendered) + ")"

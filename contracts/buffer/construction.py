@@ -14,9 +14,8 @@ from h2d_contracts.harness.calling import synchronize
 from h2d_contracts.harness.checks import check
 from h2d_contracts.harness.target import Target, torch_pin_memory_available
 from h2d_contracts.harness.violations import fail
-from h2d_contracts.strategies.describe import literal
 
-from .build import _bytes, make_buffer, repr_spec
+from .build import _bytes, constructor_call, make_buffer, repr_spec
 
 
 def _dirty_freed_memory(spec: dict[str, Any], device: torch.device) -> None:
@@ -63,11 +62,7 @@ def check_buffer_constructed(target: Target, args: tuple[Any, ...], kwargs: dict
         "pin_memory": kwargs["pin_memory"],
         "with_numpy": kwargs.get("with_numpy", True),
     }
-    call = (
-        f"{target.buffer_name}("
-        + ", ".join([*map(literal, args), *(f"{k}={literal(v)}" for k, v in kwargs.items())])
-        + ")"
-    )
+    call = constructor_call(target, args, kwargs)
     try:
         with contexts.entered():
             buf = target.buffer_cls(*args, **kwargs)  # type: ignore[misc]

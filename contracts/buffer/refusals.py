@@ -12,9 +12,8 @@ from h2d_contracts.harness import contexts
 from h2d_contracts.harness.checks import check
 from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import fail
-from h2d_contracts.strategies.describe import literal
 
-from .build import _construct, repr_spec
+from .build import _construct, constructor_call, repr_spec
 
 #: The arguments of ``CpuGpuBuffer(*size, dtype, device, pin_memory, with_numpy)``: a refusal's
 #: message names at least one (whole word); ``copy_to_gpu(n)``/``copy_to_cpu(n)`` refusals name ``n``.
@@ -35,11 +34,7 @@ def check_buffer_rejected(
     (it goes into the ``got`` part of a failure, so rows failing the same way are one kind).
     """
     target.require("buffer", "buffer")
-    call = (
-        f"{target.buffer_name}("
-        + ", ".join([*map(literal, args), *(f"{k}={literal(v)}" for k, v in kwargs.items())])
-        + ")"
-    )
+    call = constructor_call(target, args, kwargs)
     try:
         with contexts.entered():
             target.buffer_cls(*args, **kwargs)  # type: ignore[misc]

@@ -84,12 +84,12 @@ def copy_to_cpu_synchronizing() -> Target:
     return reference_target("copy_to_cpu_synchronizing", buffer_cls=B)
 
 
-@mutant(killed_by=("staging", "non-blocking"), needs="cuda")
-def pageable_tensor_not_staged() -> Target:
-    """an unpinned tensor is copied straight from pageable memory: `data.to(device, non_blocking=True)` blocks the host."""
+def _unstaged_when(skip: Callable[[Any], bool]) -> Callable[..., torch.Tensor]:
+    """The reference, except that inputs for which ``skip(data)`` holds go to a CUDA device by one non-blocking copy
+    from where they are (pageable memory), not through the staging pool."""
 
     def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
-        if isinstance(data, torch.Tensor) and data.device.type == "cpu" and not data.is_pinned():
+        if skip(data):
             source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
             if target.type == "cuda":
                 return (
@@ -99,25 +99,24 @@ def pageable_tensor_not_staged() -> Target:
                 )
         return R.async_tensor_h2d(data, device, dtype, out)
 
-    return reference_target("pageable_tensor_not_staged", fn)
+    return fn
+
+
+@mutant(killed_by=("staging", "non-blocking"), needs="cuda")
+def pageable_tensor_not_staged() -> Target:
+    """an unpinned tensor is copied straight from pageable memory: `data.to(device, non_blocking=True)` blocks the host."""
+
+    def pageable(data: Any) -> bool:
+        return isinstance(data, torch.Tensor) and data.device.type == "cpu" and not data.is_pinned()
+
+    return reference_target("pageable_tensor_not_staged", _unstaged_when(pageable))
 
 
 @mutant(killed_by=("staging", "non-blocking"), needs="cuda")
 def pageable_ndarray_not_staged() -> Target:
     """a numpy array goes through torch.from_numpy(...).to(device, non_blocking=True): a pageable DMA."""
 
-    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
-        if isinstance(data, np.ndarray):
-            source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
-            if target.type == "cuda":
-                return (
-                    out.copy_(source, non_blocking=True)
-                    if out is not None
-                    else source.to(target, dtype_, non_blocking=True)
-                )
-        return R.async_tensor_h2d(data, device, dtype, out)
-
-    return reference_target("pageable_ndarray_not_staged", fn)
+    return reference_target("pageable_ndarray_not_staged", _unstaged_when(lambda data: isinstance(data, np.ndarray)))
 
 
 @mutant(killed_by=("staging", "non-blocking"), needs="cuda")
