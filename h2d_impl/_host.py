@@ -61,6 +61,40 @@ SUPPORTED_DTYPES: frozenset[torch.dtype] = frozenset(
     if dt is not None
 )
 
+#: Dtypes whose numpy dtype is the same type (``h2d._serial_copy`` copies them with numpy).
+_NUMPY_SAME = frozenset(
+    {
+        torch.uint8,
+        torch.int8,
+        torch.int16,
+        torch.int32,
+        torch.int64,
+        torch.uint16,
+        torch.uint32,
+        torch.uint64,
+        torch.float16,
+        torch.float32,
+        torch.float64,
+        torch.complex64,
+        torch.complex128,
+    }
+)
+_NUMPY_INTS = frozenset(
+    {torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64}
+)
+#: Conversions where numpy's cast is C's, as torch's is, for the values validation lets
+#: through (integers in range, no NaN into integers): integers among themselves, to bool and
+#: to float32/64; float32/64 to integers and bool; float32 to float64. Never from bool (a
+#: bool byte that is neither 0 nor 1 is read as 1 by torch, kept by numpy), nor anything
+#: with float16 (torch rounds float64 -> float16 through float32, numpy directly) or complex,
+#: nor float64 -> float32: those go to torch in pieces.
+_NUMPY_CASTS = frozenset(
+    [(a, b) for a in _NUMPY_INTS for b in _NUMPY_INTS | {torch.bool, torch.float32, torch.float64}]
+    + [(a, b) for a in (torch.float32, torch.float64) for b in _NUMPY_INTS | {torch.bool}]
+    + [(torch.float32, torch.float64)]
+)
+
+
 _INTEGER_DTYPES = frozenset(
     dt for dt in SUPPORTED_DTYPES if not dt.is_floating_point and not dt.is_complex and dt is not torch.bool
 )
@@ -280,6 +314,39 @@ def _flat_list(data: Any) -> tuple[torch.Tensor, torch.dtype] | None:
     return torch.from_numpy(arr), spec[1] or torch.get_default_dtype()
 
 
+def _list_own_dtype(
+    data: list[Any] | tuple[Any, ...] | bool | int | float | complex, arr: np.ndarray, source: torch.Tensor
+) -> torch.dtype:
+    """The dtype a (nested) list or Python number has on its own, as ``torch.tensor(data)`` infers it.
+
+    ``arr`` is numpy's array of ``data`` (:func:`_list_to_array`) and ``source`` its tensor:
+    bool -> torch.bool, int -> torch.int64, float -> the default dtype, complex -> the
+    default complex dtype; with numpy scalars, arrays or tensors among the elements,
+    ``torch.tensor``'s own answer (numpy's dtype where ``torch.tensor`` refuses the list).
+    """
+    if _has_typed_leaf(data):
+        # Numpy scalars, ndarrays or tensors among the elements: torch.tensor's
+        # inference keeps their dtypes and mixes them with Python numbers by rules of
+        # its own ([np.float32(1.5), 2.5] is float32, numpy says float64; a list of
+        # int32 arrays is int32), so ask it (only the dtype is kept). Where
+        # torch.tensor refuses the list (multi-element tensors inside it, 0-d arrays
+        # mixed with numbers), numpy's dtype for it is used.
+        try:
+            with warnings.catch_warnings():  # "Creating a tensor from a list of numpy.ndarrays is extremely slow"
+                warnings.simplefilter("ignore", UserWarning)
+                return torch.tensor(data).dtype
+        except (TypeError, ValueError, RuntimeError, OverflowError):
+            return source.dtype
+    kind = arr.dtype.kind
+    if kind == "b":
+        return torch.bool
+    if kind in "iu":
+        return torch.int64
+    if kind == "f":
+        return torch.get_default_dtype()
+    return torch.complex128 if torch.get_default_dtype() == torch.float64 else torch.complex64
+
+
 def as_source_tensor(data: Any, *, infer_dtype: bool = True) -> tuple[torch.Tensor, torch.dtype]:
     """Turn ``data`` into a host tensor plus the dtype the data has on its own.
 
@@ -338,29 +405,7 @@ def as_source_tensor(data: Any, *, infer_dtype: bool = True) -> tuple[torch.Tens
         source = _numpy_to_tensor(arr)
         if not infer_dtype:
             return source, source.dtype
-        if _has_typed_leaf(data):
-            # Numpy scalars, ndarrays or tensors among the elements: torch.tensor's
-            # inference keeps their dtypes and mixes them with Python numbers by rules of
-            # its own ([np.float32(1.5), 2.5] is float32, numpy says float64; a list of
-            # int32 arrays is int32), so ask it (only the dtype is kept). Where
-            # torch.tensor refuses the list (multi-element tensors inside it, 0-d arrays
-            # mixed with numbers), numpy's dtype for it is used.
-            try:
-                with warnings.catch_warnings():  # "Creating a tensor from a list of numpy.ndarrays is extremely slow"
-                    warnings.simplefilter("ignore", UserWarning)
-                    return source, torch.tensor(data).dtype
-            except (TypeError, ValueError, RuntimeError, OverflowError):
-                return source, source.dtype
-        kind = arr.dtype.kind
-        if kind == "b":
-            own = torch.bool
-        elif kind in "iu":
-            own = torch.int64
-        elif kind == "f":
-            own = torch.get_default_dtype()
-        else:
-            own = torch.complex128 if torch.get_default_dtype() == torch.float64 else torch.complex64
-        return source, own
+        return source, _list_own_dtype(data, arr, source)
     raise TypeError(
         f"data must be a list, tuple, numpy.ndarray, CPU torch.Tensor or number, got "
         f"{type(data).__module__}.{type(data).__qualname__}"

@@ -18,6 +18,8 @@ import torch
 
 from . import _staging
 from ._host import (
+    _NUMPY_CASTS,
+    _NUMPY_SAME,
     as_source_tensor,
     check_dtype_arg,
     check_representable,
@@ -219,37 +221,6 @@ SERIAL_COPY_MAX_BYTES = 256 << 10
 #: torch copies at most this many elements on the calling thread (``at::internal::GRAIN_SIZE``;
 #: parallel from 32,769: found by an outside review of this copy).
 _TORCH_GRAIN = 32768
-_NUMPY_SAME = frozenset(
-    {
-        torch.uint8,
-        torch.int8,
-        torch.int16,
-        torch.int32,
-        torch.int64,
-        torch.uint16,
-        torch.uint32,
-        torch.uint64,
-        torch.float16,
-        torch.float32,
-        torch.float64,
-        torch.complex64,
-        torch.complex128,
-    }
-)
-_NUMPY_INTS = frozenset(
-    {torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.uint16, torch.uint32, torch.uint64}
-)
-#: Conversions where numpy's cast is C's, as torch's is, for the values validation lets
-#: through (integers in range, no NaN into integers): integers among themselves, to bool and
-#: to float32/64; float32/64 to integers and bool; float32 to float64. Never from bool (a
-#: bool byte that is neither 0 nor 1 is read as 1 by torch, kept by numpy), nor anything
-#: with float16 (torch rounds float64 -> float16 through float32, numpy directly) or complex,
-#: nor float64 -> float32: those go to torch in pieces.
-_NUMPY_CASTS = frozenset(
-    [(a, b) for a in _NUMPY_INTS for b in _NUMPY_INTS | {torch.bool, torch.float32, torch.float64}]
-    + [(a, b) for a in (torch.float32, torch.float64) for b in _NUMPY_INTS | {torch.bool}]
-    + [(torch.float32, torch.float64)]
-)
 
 
 def _serial_copy(dst: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
@@ -575,10 +546,8 @@ def _async_h2d(
     min_block: int = _staging.MIN_BLOCK_BYTES,
     small_max: int = _staging.SMALL_MAX_BYTES,
 ) -> torch.Tensor:
-    """:func:`async_tensor_h2d` with the staging knobs exposed (smallest block, small-payload threshold).
-
-    For tests that drive the pooled-block path with small inputs (``small_max=0``).
-    """
+    """:func:`async_tensor_h2d` with the staging knobs (smallest block, small-payload threshold) for tests that drive
+    the pooled-block path with small inputs (``small_max=0``)."""
     source, dtype, target = _prepare(data, device, dtype, out, cpu_only=False)
     if target.type == "cpu":
         if out is not None:
