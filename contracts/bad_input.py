@@ -52,7 +52,8 @@ def check_bad_input(target: Target, data: Any, kwargs: dict[str, Any], raises: t
 
 @prop("bad-input")
 def prop_bad_input_value_table(target: Target, device: torch.device, **overrides: Any) -> None:
-    """bad-input: every value-range kind (NaN/inf/out of range/complex/unsigned) x list, ndarray, tensor x out=, dtype= (a table)."""
+    """bad-input: every value-range kind (NaN/inf/out of range/complex/unsigned) x list, ndarray, tensor x out=, dtype=, and
+    every int past int64 beside a NaN, inf or float in a list (a table)."""
     require_device(target, device, "bad-input")
     del overrides  # deterministic: every row every run
     with_out = "out" in target.capabilities
@@ -66,9 +67,13 @@ def prop_bad_input_value_table(target: Target, device: torch.device, **overrides
             bad.data,
             bad.kwargs,
             bad.raises,
-            f"{bad.kind} as a {type(bad.data).__name__} via {'out=' if 'out' in bad.kwargs else 'dtype='}",
+            f"{bad.kind} as a {type(bad.data).__name__} via {_route(bad.kwargs)}",
         )
     rows.finish()
+
+
+def _route(kwargs: dict[str, Any]) -> str:
+    return "out=" if "out" in kwargs else "dtype=" if "dtype" in kwargs else "its own dtype"
 
 
 def device_spellings(device: torch.device) -> list[Any]:

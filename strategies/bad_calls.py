@@ -40,7 +40,8 @@ class BadInput:
 
 
 def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
-    """Every value-range kind x every carrier x every route x every variant: a deterministic table (no luck needed)."""
+    """Every value-range kind x every carrier x every route x every variant, and every ``huge-int-among-floats`` case: a
+    deterministic table (no luck needed)."""
     rows: list[BadInput] = []
     for kind, (carriers, _) in VALUE_KINDS.items():
         variants = (
@@ -62,6 +63,21 @@ def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
                     else:
                         kwargs = {"dtype": dt, "device": device}
                     rows.append(BadInput(kind, data, kwargs, BAD_INPUT_KINDS[kind]))
+    return rows + _huge_ints_among_floats_table(device)
+
+
+def _huge_ints_among_floats_table(device: torch.device) -> list[BadInput]:
+    """Every ``huge-int-among-floats`` case (:func:`_huge_int_among_floats`): each float beside each int past int64,
+    flat and nested, with no dtype and with float64 (a NaN poisons a max-based guard; outside round r39)."""
+    rows: list[BadInput] = []
+    for special in (float("nan"), float("inf"), float("-inf"), 1.5):
+        for big in (2**63, -(2**63) - 1, 2**64):
+            for data in ([-1, big, special], [[1.0, special], [big, 2]]):
+                for extra in ({}, {"dtype": torch.float64}):
+                    kwargs: dict[str, Any] = {"device": device, **extra}
+                    rows.append(
+                        BadInput("huge-int-among-floats", data, kwargs, BAD_INPUT_KINDS["huge-int-among-floats"])
+                    )
     return rows
 
 

@@ -43,7 +43,7 @@ def nonuva_twin_on_default_device() -> Target:
     )
 
 
-@mutant(killed_by=("bad-input",), by=("prop_bad_input",))
+@mutant(killed_by=("bad-input",), by=("prop_bad_input_value_table", "prop_bad_input"))
 def huge_int_guard_skipped_by_nan() -> Target:
     """The guard for ints past int64 in a list reads the list's maximum: a NaN in the list makes it NaN, the guard is
     skipped, and the huge int goes through as a float."""
