@@ -173,6 +173,19 @@ def prop_bad_input_device_table(target: Target, device: torch.device, **override
     rows.finish()
 
 
+@prop("bad-input", table=True)
+def prop_bad_input_kinds_table(target: Target, device: torch.device, **overrides: Any) -> None:
+    """bad-input: every kind's simplest case (:func:`~h2d_contracts.strategies.bad_inputs_table`), cold and after valid
+    calls that warm the target's caches: a table, so each kind is met every run, not when a draw reaches it."""
+    require_device(target, device, "bad-input")
+    del overrides  # deterministic: every row every run
+    rows = Rows("bad-input kinds table")
+    for bad in hs.bad_inputs_table(device):  # a row with data the target does not declare is counted outside
+        rows.row(check_bad_input, target, bad.data, bad.kwargs, bad.raises, bad.kind)
+        rows.row(check_bad_input_after_warm_calls, target, device, bad.data, bad.kwargs, bad.raises, bad.kind)
+    rows.finish()
+
+
 @prop("bad-input", cap=10)
 def prop_bad_input(
     target: Target, device: torch.device, kinds: tuple[str, ...] | None = None, **overrides: Any

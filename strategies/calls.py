@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from . import _validate as _v
 from ._dtypes import FLOAT8_DTYPES, NUMPY_OF, USER_DTYPES
-from .bad_calls import BadInput, bad_inputs, value_bad_inputs_table
+from .bad_calls import BadInput, bad_inputs, bad_inputs_table, value_bad_inputs_table
 from .describe import describe_call
 from .host import (
     HOST_KINDS,
@@ -36,6 +36,7 @@ __all__ = [
     "BadInput",
     "H2DCall",
     "bad_inputs",
+    "bad_inputs_table",
     "buffer_specs",
     "devices",
     "h2d_calls",

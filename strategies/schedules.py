@@ -23,6 +23,7 @@ import torch
 from hypothesis import strategies as st
 
 __all__ = [
+    "FAR_PAST",
     "STAGED_WRITE_DTYPES",
     "WRITE_BLOCK",
     "backed_schedules",
@@ -109,8 +110,10 @@ def _write(draw: st.DrawFn, spec: dict[str, Any], earlier: list[tuple[Any, ...]]
 @st.composite
 def _bad(draw: st.DrawFn, spec: dict[str, Any]) -> tuple[Any, ...]:
     rows, row = row_number(spec["size"]), row_length(spec["size"])
-    kinds = ["row past the end", "negative row", "past the row's end", "negative start", "element row"]
+    kinds = ["row past the end", "negative row", "past the row's end", "negative start", "element row", "far past"]
     kind = draw(st.sampled_from(kinds), label="bad")
+    if kind == "far past":
+        return draw(_far_past(spec))
     if kind == "element row":  # stage_write_elem's row, past the end or negative
         index = draw(st.sampled_from([rows, rows + 1, -1]), label="index")
         return ("badelem", index, draw(write_values(spec["dtype"], 1), label="value")[0])
@@ -125,6 +128,25 @@ def _bad(draw: st.DrawFn, spec: dict[str, Any]) -> tuple[Any, ...]:
         return ("bad", 0, -draw(st.integers(1, 2), label="below"), values)
     start = max(0, row - len(values) + draw(st.integers(1, 2), label="over"))
     return ("bad", 0, start, values)
+
+
+#: Rows and starts far past any tensor: past int32 (a narrowing to int32 wraps them onto a real row or column) and at
+#: int64's end (``start + length`` wraps negative in numpy's int64 arithmetic), held-out round r41.
+FAR_PAST = (2**31, 2**32, 2**32 + 1, 2**63 - 1)
+
+
+@st.composite
+def _far_past(draw: st.DrawFn, spec: dict[str, Any]) -> tuple[Any, ...]:
+    """A write whose row or start is far past the tensor, spelled as a Python int or a numpy integer (what an engine
+    reads out of its numpy bookkeeping)."""
+    spelled = draw(st.sampled_from([int, np.int64, np.uint64]), label="spelled as")
+    far = spelled(draw(st.sampled_from(FAR_PAST), label="far"))
+    values = draw(write_values(spec["dtype"], draw(st.integers(1, 3), label="length")), label="values")
+    if row_length(spec["size"]) == 1:
+        values = values[:1]
+    if draw(st.booleans(), label="far row (else far start)"):
+        return ("bad", far, 0, values)
+    return ("bad", 0, far, values)
 
 
 @st.composite
@@ -176,21 +198,23 @@ def staging_schedules(draw: st.DrawFn, spec: dict[str, Any], *, bad: bool = True
 
 @st.composite
 def pool_specs(draw: st.DrawFn) -> dict[str, Any]:
-    """``{"size", "dtype", "max_concurrency"}`` of a UvaBufferPool: 1 to 8 rows (1-D or rows of 3), depth 1 to 4."""
+    """``{"size", "dtype", "max_concurrency"}`` of a UvaBufferPool: 1 to 8 rows (1-D or rows of 3), depth 1 to 9 (past 4,
+    and not only powers of two: held-out round r41 clamped the depth at 4 and masked the cursor with depth - 1)."""
     rows = draw(st.integers(1, 8), label="rows")
     size: int | tuple[int, int] = rows if draw(st.booleans(), label="1-D") else (rows, 3)
     dtype = draw(st.sampled_from([torch.int32, torch.int64, torch.float32]), label="dtype")
-    return {"size": size, "dtype": dtype, "max_concurrency": draw(st.integers(1, 4), label="max_concurrency")}
+    return {"size": size, "dtype": dtype, "max_concurrency": draw(st.integers(1, 9), label="max_concurrency")}
 
 
 @st.composite
 def pool_schedules(draw: st.DrawFn, spec: dict[str, Any]) -> list[Any]:
-    """2 to 9 steps' host inputs, each distinct from the others (step k's values start at 100 k), some past a slot's rows."""
+    """2 to 12 steps' host inputs (more than the deepest pool's slots), each distinct from the others (step k's values
+    start at 100 k), some past a slot's rows."""
     rows = row_number(spec["size"])
     tail = () if isinstance(spec["size"], int) else tuple(spec["size"][1:])
     np_dtype = {torch.int32: np.int32, torch.int64: np.int64, torch.float32: np.float32}[spec["dtype"]]
     steps: list[Any] = []
-    for k in range(draw(st.integers(2, 9), label="steps")):
+    for k in range(draw(st.integers(2, 12), label="steps")):
         n = draw(st.integers(1, rows) | st.integers(rows + 1, 3 * rows + 1), label="length")
         values = (100 * (k + 1) + np.arange(n * int(np.prod(tail, dtype=np.int64)))).astype(np_dtype).reshape(n, *tail)
         carrier = draw(st.sampled_from(["list", "ndarray", "tensor", "tensor of another dtype"]), label="carrier")

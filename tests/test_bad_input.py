@@ -16,5 +16,9 @@ test_bad_input = pytest.mark.parametrize("kind", sorted(BAD_INPUT_KINDS))(
 )
 
 
+def test_bad_input_kinds_table(target, device):
+    P.prop_bad_input_kinds_table(target, device)
+
+
 def test_bad_input_device_table(target, device):
     P.prop_bad_input_device_table(target, device)

@@ -14,6 +14,10 @@ def test_staged_dtypes(target, device):
     P.prop_staged_dtypes(target, device)
 
 
+def test_staged_far_past(target, device):
+    P.prop_staged_far_past(target, device)
+
+
 test_fused_writes = contract_test(P.prop_fused_writes)
 
 
@@ -49,6 +53,10 @@ def test_backed_rows(target, device):
 
 def test_fused_refused(target, device):
     P.prop_fused_refused(target, device)
+
+
+def test_fused_some_empty(target, device):
+    P.prop_fused_some_empty(target, device)
 
 
 def test_staged_stream_order(target, device):

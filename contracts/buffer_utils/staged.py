@@ -16,6 +16,7 @@ from h2d_contracts.harness.runner import Rows, run_given
 from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import fail
 from h2d_contracts.strategies.schedules import (
+    FAR_PAST,
     STAGED_WRITE_DTYPES,
     row_length,
     staged_tensor_specs,
@@ -287,6 +288,23 @@ def prop_staged_chunks(target: Target, device: torch.device, **overrides: Any) -
 
 
 @prop("staged-write", table=True)
+def prop_staged_far_past(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staged-write: a row or start far past the tensor (past int32, at int64's end), as a Python int, ``np.int64`` and
+    ``np.uint64``, refused after a good write, which the apply then writes alone (a table: held-out round r41 narrowed
+    them to int32, or tested ``start + length`` in numpy's wrapping arithmetic)."""
+    target.require("buffer-utils", "staged-write")
+    del overrides
+    rows = Rows("staged-write far past")
+    for size in ((2, 4), 3):
+        for spelled in (int, np.int64, np.uint64):
+            for far in FAR_PAST:
+                for bad in (("bad", spelled(far), 0, [9]), ("bad", 0, spelled(far), [9])):
+                    spec = {"size": size, "dtype": torch.int32, "device": device_str(device)}
+                    rows.row(check_staged_writes, target, spec, [("write", 0, 0, [1]), bad, ("apply",)])
+    rows.finish()
+
+
+@prop("staged-write", table=True)
 def prop_staged_dtypes(target: Target, device: torch.device, **overrides: Any) -> None:
     """staged-write: every dtype outside int32/int64/float32 refused with ValueError (a table)."""
     target.require("buffer-utils", "staged-write")
@@ -359,6 +377,26 @@ def prop_fused_writes(target: Target, device: torch.device, **overrides: Any) ->
         check_fused_writes(target, specs, schedules, max_writes)
 
     run_given(body, overrides)
+
+
+#: Fused applies where some tensors have nothing staged: which of two or three (2, 4) int32 tensors have a write.
+_FUSED_SOME_EMPTY = ((True, False), (False, True), (False, False), (True, False, True), (False, True, False))
+
+
+@prop("fused-writes", table=True)
+def prop_fused_some_empty(target: Target, device: torch.device, **overrides: Any) -> None:
+    """fused-writes: one fused apply over tensors some of which have nothing staged, against their own applies (a
+    table: held-out round r41 checked the pointer table against the tensors with writes only)."""
+    target.require("buffer-utils", "fused-writes")
+    del overrides
+    rows = Rows("fused-writes some empty")
+    for staged in _FUSED_SOME_EMPTY:
+        specs = [{"size": (2, 4), "dtype": torch.int32, "device": device_str(device)} for _ in staged]
+        schedules = [
+            [("write", k % 2, 1, [k + 5, k + 6]), ("apply",)] if w else [("apply",)] for k, w in enumerate(staged)
+        ]
+        rows.row(check_fused_writes, target, specs, schedules, 2)
+    rows.finish()
 
 
 @check("fused-writes")

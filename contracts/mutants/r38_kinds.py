@@ -37,7 +37,7 @@ def result_made_outside_inference_mode() -> Target:
     return reference_target("result_made_outside_inference_mode", fn)
 
 
-@mutant(killed_by=("bad-input",), by=("prop_bad_input",))
+@mutant(killed_by=("bad-input",), by=("prop_bad_input_kinds_table", "prop_bad_input"))
 def out_same_address_as_data_exempt() -> Target:
     """The ``out is data`` exemption widened to "out and data start at the same address": other views of it pass."""
 
@@ -57,7 +57,7 @@ def out_same_address_as_data_exempt() -> Target:
     return reference_target("out_same_address_as_data_exempt", fn)
 
 
-@mutant(killed_by=("bad-input",), by=("prop_bad_input",))
+@mutant(killed_by=("bad-input",), by=("prop_bad_input_kinds_table", "prop_bad_input"))
 def out_dtype_refusal_names_dtype() -> Target:
     """An ``out`` of an unsupported dtype is refused with a message that names ``dtype``, never ``out``."""
 

@@ -61,7 +61,7 @@ def huge_int_guard_skipped_by_nan() -> Target:
     return reference_target("huge_int_guard_skipped_by_nan", fn)
 
 
-@mutant(killed_by=("bad-input",), by=("prop_bad_input",))
+@mutant(killed_by=("bad-input",), by=("prop_bad_input_kinds_table", "prop_bad_input"))
 def out_layout_checked_with_is_sparse() -> Target:
     """``out``'s layout is checked with ``out.is_sparse`` (COO only): a CSR, CSC, BSR or mkldnn ``out`` reaches torch's
     own ``copy_``, which raises a RuntimeError naming no argument."""
