@@ -105,6 +105,15 @@ def _warm_calls(target: Target, device: torch.device) -> list[tuple[Any, dict[st
         if "tensor" in target.inputs:
             t = torch.arange(4 + i, dtype=torch.int64)
             calls.append((t, domain_kwargs(target, t, {"device": spelling}), t.clone()))
+    # lists whose leaves are numpy scalars or arrays, nested, with no dtype: the dtype scan of the leaves runs (and can
+    # stop early on the first typed leaf: held-out round r40 kept its unscanned levels for the next call)
+    for data, own in (
+        ([[np.float32(1)], [np.float32(2)]], torch.float32),
+        ([np.array([1, 2], dtype=np.int32), np.array([3, 4], dtype=np.int32)], torch.int32),
+    ):
+        kw = domain_kwargs(target, data, {"device": device})
+        if in_domain(target, data, kw):
+            calls.append((data, kw, torch.tensor(np.array(data), dtype=kw.get("dtype") or own)))
     if "out" in target.capabilities and "list" in target.inputs:
         out = torch.zeros(3, dtype=torch.int64, device=device)
         calls.append(([4, 5, 6], domain_kwargs(target, [4, 5, 6], {"out": out}), torch.tensor([4, 5, 6])))

@@ -401,6 +401,11 @@ def _table_sources(pinned: bool) -> list[tuple[str, Any]]:
         ("mixed list/tuple", [(1, 2), [3, 4]]),
         (">i4 array", np.arange(1, 6, dtype=">i4")),
         (">f8 array", np.array([1.5, -2.25, 3.0], dtype=">f8")),
+        # native float arrays and tensors with fractions, converted to ints (a range check that truncates with
+        # numpy's out= on an astype(copy=False) "copy" truncates the caller's array: held-out round r40)
+        ("float64 array", np.array([1.5, -2.7, 3.0])),
+        ("float32 array", np.array([1.5, -2.7], dtype=np.float32)),
+        ("float64 tensor", torch.tensor([1.5, -2.7, 3.0], dtype=torch.float64)),
         (">i4 2-D fortran array", np.asfortranarray(np.arange(1, 7, dtype=">i4").reshape(2, 3))),
         ("read-only >i2 array", read_only(np.arange(1, 5, dtype=">i2"))),
         ("read-only int32 array", read_only(np.arange(1, 5, dtype=np.int32))),

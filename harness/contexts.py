@@ -19,6 +19,10 @@ write them (``async_tensor_h2d(ids, "cuda")``): :meth:`Target.call` passes the t
 :attr:`~harness.target.Target.positional` arguments by position (none for a keyword-only
 target such as SGLang's ``async_h2d``), and the ``call:`` line shows them so.
 
+``deterministic`` is ``torch.use_deterministic_algorithms(True)`` (an engine asked for reproducible runs): an op
+without a deterministic implementation raises there (``put_``, ``index_put_`` with accumulation; held-out round
+r40 wrote staged writes with ``put_``).
+
 ``default_device`` is ``torch.device("meta")``: a helper that builds its host tensor on
 the default device (``torch.tensor(data)`` with no device) gets a meta tensor and fails
 on any machine, CI's CPU included. What the reference does in each context:
@@ -36,7 +40,7 @@ import torch
 __all__ = ["CONTEXTS", "CONTEXT_CONTRACTS", "ambient", "calling_context", "describe", "entered"]
 
 #: The contexts drawn, the plain call first (what shrinking goes to).
-CONTEXTS = ("none", "no_grad", "inference_mode", "default_device", "positional")
+CONTEXTS = ("none", "no_grad", "inference_mode", "default_device", "positional", "deterministic")
 #: The contracts whose drawn properties run their calls in a drawn context.
 CONTEXT_CONTRACTS = frozenset({"values", "dtype", "out", "bad-input", "input-untouched", "buffer", "side-effects"})
 
@@ -74,7 +78,23 @@ def entered(name: str | None = None) -> contextlib.AbstractContextManager[object
         return torch.inference_mode()
     if name == "default_device":
         return torch.device("meta")
+    if name == "deterministic":
+        return _deterministic_algorithms()
     return contextlib.nullcontext()
+
+
+@contextlib.contextmanager
+def _deterministic_algorithms() -> Iterator[None]:
+    """``torch.use_deterministic_algorithms(True)`` for the block, the process's setting (and its warn_only) restored."""
+    before, warn_only = (
+        torch.are_deterministic_algorithms_enabled(),
+        torch.is_deterministic_algorithms_warn_only_enabled(),
+    )
+    torch.use_deterministic_algorithms(True)
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(before, warn_only=warn_only)
 
 
 def describe(name: str | None = None) -> str:
@@ -84,4 +104,5 @@ def describe(name: str | None = None) -> str:
         "no_grad": "under torch.no_grad()",
         "inference_mode": "under torch.inference_mode()",
         "default_device": "under torch.device('meta') as the default device",
+        "deterministic": "under torch.use_deterministic_algorithms(True)",
     }.get(name, "")

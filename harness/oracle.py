@@ -60,7 +60,16 @@ def resolve_device(kwargs: dict[str, Any]) -> torch.device:
 
 
 def expected_tensor(data: Any, dtype: torch.dtype) -> torch.Tensor:
-    """A fresh contiguous CPU tensor: ``data`` converted to ``dtype`` by torch's own rules."""
+    """A fresh contiguous CPU tensor: ``data`` converted to ``dtype`` by torch's own rules.
+
+    A bool result holds canonical bytes (0 or 1), as every copy torch makes writes them: a bool tensor or array whose
+    bytes are 2-255 (a uint8 buffer viewed as bool) is True there, stored as 1 (``Tensor.clone``, ``copy_``).
+    """
+    result = _converted(data, dtype)
+    return result.view(torch.uint8).ne(0) if result.dtype is torch.bool else result
+
+
+def _converted(data: Any, dtype: torch.dtype) -> torch.Tensor:
     if isinstance(data, torch.Tensor):
         return data.detach().to("cpu", copy=True).to(dtype).contiguous()
     if isinstance(data, (np.ndarray, np.generic)):
@@ -108,7 +117,7 @@ def _bits(t: torch.Tensor) -> torch.Tensor:
 def assert_same_values(
     actual: torch.Tensor, expected: torch.Tensor, *, contract: str, call: str, nan_payloads: bool = False
 ) -> None:
-    """Exact equality: shape, dtype, then values bit for bit (NaN == NaN, -0.0 != 0.0).
+    """Exact equality: shape, dtype, then values bit for bit (NaN == NaN, -0.0 != 0.0, a bool's byte 0 or 1).
 
     ``torch.testing.assert_close(rtol=0, atol=0, equal_nan=True)`` gives the readable
     mismatch report (count, largest difference, its index); the bitwise pass after it
@@ -126,7 +135,7 @@ def assert_same_values(
         fail(contract, "result dtype", got=actual.dtype, expected=expected.dtype, call=call)
     if actual.numel() == 0:
         return
-    if torch.equal(actual, expected) if actual.dtype is torch.bool else torch.equal(_bits(actual), _bits(expected)):
+    if torch.equal(_bits(actual), _bits(expected)):
         return  # the same bits everywhere (the common case, in one vectorised pass): nothing to report
     try:
         assert_close(actual, expected, rtol=0, atol=0, equal_nan=True, check_stride=False)
@@ -146,8 +155,6 @@ def assert_same_values(
             expected=expected[at].item() if at or expected.dim() == 0 else "?",
             call=call,
         )
-    if actual.dtype is torch.bool:
-        return
     if (actual.is_floating_point() or actual.is_complex()) and not nan_payloads:
         nan = torch.isnan(expected.to(torch.complex128 if expected.is_complex() else torch.float64))
         if expected.is_complex():
@@ -159,7 +166,8 @@ def assert_same_values(
         idx = tuple(torch.nonzero(diff)[0].tolist())
         fail(
             contract,
-            f"result bits differ at index {idx} (e.g. -0.0 vs 0.0, or a NaN payload changed by a pure copy)",
+            f"result bits differ at index {idx} (e.g. -0.0 vs 0.0, a NaN payload changed by a pure copy, or a bool"
+            " byte other than 0 and 1)",
             got=_bits(actual)[idx].item(),
             expected=_bits(expected)[idx].item(),
             call=call,

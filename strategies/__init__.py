@@ -6,7 +6,15 @@ other arguments (:func:`devices`, :func:`out_buffers`, :func:`wrong_shapes`,
 :func:`h2d_calls`, :func:`buffer_specs`, :func:`row_counts`, :func:`bad_inputs`).
 """
 
-from ._dtypes import FLOAT8_DTYPES, INTEGER_DTYPES, NUMPY_OF, TARGET_DTYPES, UNSIGNED_WIDE_DTYPES, USER_DTYPES
+from ._dtypes import (
+    FLOAT8_DTYPES,
+    INTEGER_DTYPES,
+    NUMPY_OF,
+    TARGET_DTYPES,
+    UNSIGNED_WIDE_DTYPES,
+    UNSUPPORTED_DTYPES,
+    USER_DTYPES,
+)
 from .calls import (
     OUT_KINDS,
     POISON,
@@ -64,6 +72,7 @@ __all__ = [
     "TENSOR_LAYOUTS",
     "TARGET_DTYPES",
     "UNSIGNED_WIDE_DTYPES",
+    "UNSUPPORTED_DTYPES",
     "USER_DTYPES",
     "ROUTES",
     "VALUE_KINDS",

@@ -75,6 +75,8 @@ BAD_INPUT_KINDS: dict[str, type[BaseException]] = {
     "missing-cuda-index": ValueError,
     "device-tensor-data": ValueError,
     "device-bool": TypeError,
+    # the held-out round r40: a device of no accepted type, unhashable ones included (a list, a dict)
+    "device-wrong-type": TypeError,
     # found by the new-user trial (2026-11-30)
     "out-as-strided-overlap": ValueError,
     # the contract suite's mutation run: an overlap only the strides' accumulated reach reveals

@@ -45,6 +45,14 @@ def test_values_product(target, device):
     P.prop_values_product(target, device)
 
 
+def test_values_bool_bytes(target, device):
+    P.prop_values_bool_bytes(target, device)
+
+
+def test_values_numpy_error_state(target, device):
+    P.prop_values_numpy_error_state(target, device)
+
+
 def test_values_sizes(target, device):
     P.prop_values_sizes(target, device)
 

@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 #: The contexts a scenario is run in besides the plain one (``positional`` changes nothing here: no call by protocol).
-IN_CONTEXTS = ("no_grad", "inference_mode", "default_device")
+IN_CONTEXTS = ("no_grad", "inference_mode", "default_device", "deterministic")
 
 
 def _host(results: list[torch.Tensor]) -> list[tuple[tuple[int, ...], torch.dtype, str, list[Any]]]:

@@ -30,6 +30,7 @@ from . import (  # noqa: F401 - registers the mutants
     r36_kinds,
     r38_kinds,
     r39_kinds,
+    r40_kinds,
     r41_kinds,
     reliability,
     scale,

@@ -30,9 +30,15 @@ from .tables import (
     prop_values_autograd_and_default_dtype,
     prop_values_dtype_matrix,
     prop_values_layouts,
+    prop_values_bool_bytes,
     prop_values_product,
 )
-from .special import SPECIAL_FLOATS, prop_values_special_table
+from .special import (
+    SPECIAL_FLOATS,
+    check_values_under_numpy_errors,
+    prop_values_numpy_error_state,
+    prop_values_special_table,
+)
 from .ladder import (
     CONVERSION_PAIRS,
     FULL_LADDER_DTYPE,
@@ -71,7 +77,10 @@ __all__ = [
     "prop_values_layouts",
     "prop_values_log_sizes",
     "prop_values_multi_mb",
+    "prop_values_bool_bytes",
     "prop_values_product",
+    "prop_values_numpy_error_state",
+    "check_values_under_numpy_errors",
     "prop_values_pure_copy_bits",
     "prop_values_rows",
     "prop_values_sizes",

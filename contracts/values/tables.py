@@ -196,3 +196,29 @@ def prop_values_product(target: Target, device: torch.device, **overrides: Any) 
                 )
                 rows.row(check_values, target, payload, kwargs)
     rows.finish()
+
+
+#: Sizes for the bool-bytes table: one element, a few, past 4,096, and past torch's 32,768-element grain (the
+#: reference copies larger host tensors with numpy, which keeps bytes as they are).
+BOOL_BYTES_SIZES = (1, 5, 4097, 40000)
+
+
+@prop("values", table=True)
+def prop_values_bool_bytes(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: bool tensors and arrays whose bytes are 0, 1, 2, 127 and 255 (a uint8 buffer viewed as bool) give
+    canonical bools (bytes 0 and 1) into bool, int32 and float32, by ``device=``, ``dtype=`` and ``out=`` (a table:
+    held-out round r40 copied same-dtype bools as raw bytes past 32,768 elements)."""
+    require_device(target, device, "values")
+    del overrides  # deterministic: every row every run
+    rows = Rows("values bool bytes")
+    with_out = "out" in target.capabilities
+    for n in BOOL_BYTES_SIZES:
+        raw = np.array([0, 1, 2, 127, 255], dtype=np.uint8)[np.arange(n) % 5]
+        for payload in (raw.view(np.bool_), torch.from_numpy(raw.copy()).view(torch.bool)):
+            routes: list[dict[str, Any]] = [{"device": device}]
+            routes += [{"device": device, "dtype": dt} for dt in (torch.bool, torch.int32, torch.float32)]
+            if with_out:
+                routes.append({"out": torch.zeros(n, dtype=torch.bool, device=device)})
+            for kwargs in routes:
+                rows.row(check_values, target, payload, kwargs)
+    rows.finish()
