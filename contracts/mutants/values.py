@@ -28,7 +28,7 @@ def empty_input_default_dtype() -> Target:
     return reference_target("empty_input_default_dtype", fn)
 
 
-@mutant(killed_by=("values",))
+@mutant(killed_by=("values",), by=("prop_values_typed_leaves",))
 def tuple_leaves_untyped() -> Target:
     """the typed-leaf scan walks lists only (tuples are sequences too), so numpy scalars inside a tuple lose their dtype
     (``(np.float64(0.1),)`` comes back float32, ``(np.int16(7),)`` int64)."""
@@ -41,7 +41,7 @@ def tuple_leaves_untyped() -> Target:
     return reference_target("tuple_leaves_untyped", fn)
 
 
-@mutant(killed_by=("values",))
+@mutant(killed_by=("values",), by=("prop_values_typed_leaves",))
 def numpy_scalar_as_item() -> Target:
     """a bare numpy scalar is unwrapped with ``.item()`` into a Python number: ``np.float16(1.5)`` comes back
     float32 and ``np.int32(5)`` int64 instead of keeping the scalar's own dtype."""
@@ -52,7 +52,7 @@ def numpy_scalar_as_item() -> Target:
     return reference_target("numpy_scalar_as_item", fn)
 
 
-@mutant(killed_by=("values",))
+@mutant(killed_by=("values",), by=("prop_values_autograd_and_default_dtype",))
 def cpu_variant_keeps_strides() -> Target:
     """the CPU-platform variant ends with the obvious ``source.to(dtype=dtype, copy=True)``, which keeps a transposed
     input's strides: the result is not contiguous (``.view()`` on it fails)."""
@@ -66,7 +66,7 @@ def cpu_variant_keeps_strides() -> Target:
     return reference_target("cpu_variant_keeps_strides", cpu_variant=cpu)
 
 
-@mutant(killed_by=("values",))
+@mutant(killed_by=("values",), by=("prop_values_autograd_and_default_dtype",))
 def cpu_variant_float32_hardcoded() -> Target:
     """the CPU-platform variant infers Python floats as ``torch.float32`` (the usual default) instead of torch's default dtype:
     under ``torch.set_default_dtype(torch.float64)``, ``[0.1]`` comes back float32."""
@@ -85,7 +85,7 @@ def cpu_variant_float32_hardcoded() -> Target:
     return reference_target("cpu_variant_float32_hardcoded", cpu_variant=cpu)
 
 
-@mutant(killed_by=("values",))
+@mutant(killed_by=("values",), by=("prop_values_autograd_and_default_dtype",))
 def cpu_variant_not_detached() -> Target:
     """the CPU-platform variant takes a tensor without ``.detach()``: a result made from a tensor that
     requires grad stays in the caller's autograd graph."""
@@ -140,7 +140,7 @@ def warning_filter_without_category() -> Target:
     return reference_target("warning_filter_without_category", fn)
 
 
-@mutant(killed_by=("values",))
+@mutant(killed_by=("values",), by=("prop_values_special_table",))
 def all_zero_list_shortcut() -> Target:
     """a flat list whose every element is falsy skips the conversion (``if not any(data): np.zeros(...)``): a list of
     -0.0 comes back as +0.0 (a signed zero is falsy)."""
@@ -173,7 +173,7 @@ def bfloat16_staged_through_float16_when_large() -> Target:
     return reference_target("bfloat16_staged_through_float16_when_large", fn)
 
 
-@mutant(killed_by=("values",))
+@mutant(killed_by=("values",), by=("prop_values_wide_numpy",))
 def numpy_fast_path_first_stride() -> Target:
     """ndarrays whose first stride is the item size go to ``torch.from_numpy`` untouched: a negative stride in a later axis raises."""
 
