@@ -50,18 +50,23 @@ def copy_to_gpu_off_by_one() -> Target:
     return reference_target("copy_to_gpu_off_by_one", buffer_cls=B)
 
 
+def _int_rows(n: Any) -> int | None:
+    """A row count as the reference takes it, before any bounds: None, or an int (a bool refused)."""
+    if n is None:
+        return None
+    if isinstance(n, bool):
+        raise TypeError(f"n must be an int, got {n!r}")
+    return operator.index(n)
+
+
 @mutant(killed_by=("buffer",))
 def negative_n_accepted() -> Target:
     """the bounds check tests only the upper end: copy_to_gpu(-2) silently copies all rows but the last two."""
 
     class B(ReferenceBuffer):
         def _rows(self, n: Any) -> int | None:
-            if n is None:
-                return None
-            if isinstance(n, bool):
-                raise TypeError(f"n must be an int, got {n!r}")
-            rows = operator.index(n)
-            if rows > self.capacity:
+            rows = _int_rows(n)
+            if rows is not None and rows > self.capacity:
                 raise IndexError(f"n={rows} > capacity {self.capacity}")
             return rows
 
@@ -74,14 +79,10 @@ def n_beyond_capacity_clamped() -> Target:
 
     class B(ReferenceBuffer):
         def _rows(self, n: Any) -> int | None:
-            if n is None:
-                return None
-            if isinstance(n, bool):
-                raise TypeError(f"n must be an int, got {n!r}")
-            rows = operator.index(n)
-            if rows < 0:
+            rows = _int_rows(n)
+            if rows is not None and rows < 0:
                 raise IndexError(f"n={rows} is negative")
-            return min(rows, self.capacity)
+            return None if rows is None else min(rows, self.capacity)
 
     return reference_target("n_beyond_capacity_clamped", buffer_cls=B)
 
