@@ -173,7 +173,7 @@ def bfloat16_staged_through_float16_when_large() -> Target:
     return reference_target("bfloat16_staged_through_float16_when_large", fn)
 
 
-@mutant(killed_by=("values",), by=("prop_values_wide_numpy",))
+@mutant(killed_by=("values",), by=("prop_values_wide_numpy", "prop_values_layouts"))
 def numpy_fast_path_first_stride() -> Target:
     """ndarrays whose first stride is the item size go to ``torch.from_numpy`` untouched: a negative stride in a later axis raises."""
 
