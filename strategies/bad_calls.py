@@ -72,15 +72,26 @@ def _huge_ints_among_floats_table(device: torch.device) -> list[BadInput]:
     """Every ``huge-int-among-floats`` case (:func:`_huge_int_among_floats`): each float beside each int past int64,
     flat and nested, with no dtype and with float64 (a NaN poisons a max-based guard; outside round r39)."""
     rows: list[BadInput] = []
-    for special in (float("nan"), float("inf"), float("-inf"), 1.5):
-        for big in (2**63, -(2**63) - 1, 2**64):
-            for data in ([-1, big, special], [[1.0, special], [big, 2]]):
+    for special in _HUGE_FLOATS:
+        for big in _HUGE_INTS:
+            for nested in (False, True):
                 for extra in ({}, {"dtype": torch.float64}):
                     kwargs: dict[str, Any] = {"device": device, **extra}
+                    data = _huge_int_list(big, special, nested)
                     rows.append(
                         BadInput("huge-int-among-floats", data, kwargs, BAD_INPUT_KINDS["huge-int-among-floats"])
                     )
     return rows
+
+
+#: The floats and the ints past int64 of ``huge-int-among-floats`` (drawn by :func:`_huge_int_among_floats`, every
+#: pair a row of :func:`value_bad_inputs_table`).
+_HUGE_FLOATS = (float("nan"), float("inf"), float("-inf"), 1.5)
+_HUGE_INTS = (2**63, -(2**63) - 1, 2**64)
+
+
+def _huge_int_list(big: int, special: float, nested: bool) -> list[Any]:
+    return [[1.0, special], [big, 2]] if nested else [-1, big, special]
 
 
 def _bad_kinds(where: str, value: Any) -> Any:
@@ -326,11 +337,9 @@ def _non_strided(d: _Drawn, where: str) -> BadInput:
 def _huge_int_among_floats(d: _Drawn) -> BadInput:
     # an int past int64 in a list that also holds a float: NaN, +-inf or a plain one, flat or nested, with or without
     # a float dtype (the list would be float, but the int is still past what the reference's lists take)
-    special = d.draw(st.sampled_from([float("nan"), float("inf"), float("-inf"), 1.5]), label="float")
-    big = d.draw(st.sampled_from([2**63, -(2**63) - 1, 2**64]), label="int")
-    data: Any = [-1, big, special]
-    if d.draw(st.booleans(), label="nested"):
-        data = [[1.0, special], [big, 2]]
+    special = d.draw(st.sampled_from(_HUGE_FLOATS), label="float")
+    big = d.draw(st.sampled_from(_HUGE_INTS), label="int")
+    data = _huge_int_list(big, special, d.draw(st.booleans(), label="nested"))
     kwargs: dict[str, Any] = {"device": d.device}
     if d.draw(st.booleans(), label="with a float dtype"):
         kwargs["dtype"] = d.draw(st.sampled_from([torch.float32, torch.float64]), label="dtype")
@@ -453,13 +462,12 @@ def _simplest(strategy: st.SearchStrategy[Any]) -> Any:
     return find(strategy, lambda _: True, settings=_SIMPLEST)
 
 
-def _variant(device: torch.device, kind: str, label: str, value: Any) -> BadInput:
-    """``kind``'s case with the draw labelled ``label`` answered ``value`` and every other draw its simplest value."""
+def _variant(device: torch.device, kind: str, chosen: str, value: Any) -> BadInput:
+    """``kind``'s case with the draw labelled ``chosen`` answered ``value`` and every other draw its simplest value."""
 
-    def draw(strategy: st.SearchStrategy[Any], label: object = None) -> Any:
-        return value if label == wanted else _simplest(strategy)
+    def draw(strategy: st.SearchStrategy[Any], label: object = None) -> Any:  # the builders pass label= by keyword
+        return value if label == chosen else _simplest(strategy)
 
-    wanted = label
     # a stand-in for a composite strategy's draw (DrawFn is typing-only: a plain function has no __signature__ member)
     stand_in = cast("st.DrawFn", draw)
     return _BUILDERS[kind](_Drawn(stand_in, device, kind, BAD_INPUT_KINDS[kind], torch.int32, 1, [0]))

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 __all__ = [
     "FAR_PAST",
+    "INDEX_TYPES",
     "STAGED_WRITE_DTYPES",
     "WRITE_BLOCK",
     "backed_schedules",
@@ -130,6 +131,8 @@ def _bad(draw: st.DrawFn, spec: dict[str, Any]) -> tuple[Any, ...]:
     return ("bad", 0, start, values)
 
 
+#: How an engine passes a row index or start: a Python int or a numpy integer read out of its numpy bookkeeping.
+INDEX_TYPES: tuple[type, ...] = (int, np.int64, np.uint64)
 #: Rows and starts far past any tensor: past int32 (a narrowing to int32 wraps them onto a real row or column) and at
 #: int64's end (``start + length`` wraps negative in numpy's int64 arithmetic), held-out round r41.
 FAR_PAST = (2**31, 2**32, 2**32 + 1, 2**63 - 1)
@@ -139,7 +142,7 @@ FAR_PAST = (2**31, 2**32, 2**32 + 1, 2**63 - 1)
 def _far_past(draw: st.DrawFn, spec: dict[str, Any]) -> tuple[Any, ...]:
     """A write whose row or start is far past the tensor, spelled as a Python int or a numpy integer (what an engine
     reads out of its numpy bookkeeping)."""
-    spelled = draw(st.sampled_from([int, np.int64, np.uint64]), label="spelled as")
+    spelled = draw(st.sampled_from(INDEX_TYPES), label="spelled as")
     far = spelled(draw(st.sampled_from(FAR_PAST), label="far"))
     values = draw(write_values(spec["dtype"], draw(st.integers(1, 3), label="length")), label="values")
     if row_length(spec["size"]) == 1:

@@ -17,6 +17,7 @@ from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import fail
 from h2d_contracts.strategies.schedules import (
     FAR_PAST,
+    INDEX_TYPES,
     STAGED_WRITE_DTYPES,
     row_length,
     staged_tensor_specs,
@@ -296,7 +297,7 @@ def prop_staged_far_past(target: Target, device: torch.device, **overrides: Any)
     del overrides
     rows = Rows("staged-write far past")
     for size in ((2, 4), 3):
-        for spelled in (int, np.int64, np.uint64):
+        for spelled in INDEX_TYPES:
             for far in FAR_PAST:
                 for bad in (("bad", spelled(far), 0, [9]), ("bad", 0, spelled(far), [9])):
                     spec = {"size": size, "dtype": torch.int32, "device": device_str(device)}
