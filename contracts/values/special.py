@@ -88,8 +88,8 @@ def check_values_under_numpy_errors(target: Target, data: Any, kwargs: dict[str,
 @prop("values", table=True)
 def prop_values_numpy_error_state(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: NaNs (quiet and signalling), infinities, values past float32 and subnormals, as float32 and float64
-    ndarrays and tensors of 1 to 40,000 elements, into bool, float16, bfloat16 and float32 (and float64 sources into
-    int64 with integral values), each call made with numpy errors raising and warnings as errors (a table)."""
+    ndarrays and tensors of 1 to 40,000 elements, into bool, float16, bfloat16 and float32, each call made with numpy
+    errors raising and warnings as errors (a table)."""
     require_device(target, device, "values")
     del overrides  # deterministic: every row every run
     kinds = accepted(target, ["ndarray", "tensor"], "values")
