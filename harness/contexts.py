@@ -61,12 +61,30 @@ def calling_context(name: str) -> Iterator[None]:
     """
     if name not in CONTEXTS:
         raise ValueError(f"name must be one of {CONTEXTS}, got {name!r}")
+    _warm(name)
     before = ambient()
     _STATE.name = name
     try:
         yield
     finally:
         _STATE.name = before
+
+
+_WARMED: set[str] = set()
+
+
+def _warm(name: str) -> None:
+    """Enter and leave ``name``'s torch context once per process, before any call is judged in it.
+
+    Entering a context for the first time can change process-wide state by itself: torch's first
+    ``use_deterministic_algorithms(True)`` imports sympy, whose import adds a warnings filter. Warmed here, outside
+    every call the kit makes into a target, so the side-effects contract never blames a target for the kit's context
+    (CI's SGLang run, 2026-12-03: a ``once`` SymPyDeprecationWarning filter reported as the target's).
+    """
+    if name not in _WARMED:
+        with entered(name):
+            pass
+        _WARMED.add(name)
 
 
 def entered(name: str | None = None) -> contextlib.AbstractContextManager[object]:

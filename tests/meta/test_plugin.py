@@ -203,3 +203,25 @@ def test_hypofuzz_workarounds_only_inside_a_hypofuzz_worker(monkeypatch):
     monkeypatch.delitem(sys.modules, "hypofuzz.hypofuzz", raising=False)
     assert hypofuzz_compat.apply() is False
     assert "25.11.1" in hypofuzz_compat.AFFECTED
+
+
+def test_entering_a_calling_context_the_first_time_is_not_the_targets_side_effect():
+    """Each calling context is judged from a fresh process, as an xdist worker meets it first: the first
+    ``torch.use_deterministic_algorithms(True)`` imports sympy, which adds a warnings filter; the kit warms each
+    context before its snapshot, so the side-effects contract judges the reference clean in every one (CI's SGLang
+    run failed the other way once)."""
+    code = (
+        "import sys\n"
+        "from h2d_contracts.contracts import load_target\n"
+        "from h2d_contracts.contracts.side_effects import check_side_effects\n"
+        "from h2d_contracts.harness.contexts import CONTEXTS, calling_context\n"
+        "target = load_target('reference')\n"
+        "assert 'sympy' not in sys.modules, 'the check needs a process where sympy is not imported yet'\n"
+        "for name in CONTEXTS:\n"
+        "    with calling_context(name):\n"
+        "        check_side_effects(target, [1, 2], {'device': 'cpu'})\n"
+        "print('clean')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.strip() == "clean", proc.stdout
