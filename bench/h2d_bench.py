@@ -9,12 +9,16 @@ Patterns (each a function ``(payload, device) -> device tensor``):
 - ``pin_memory``: ``tensor.pin_memory().to(device, non_blocking=True)``
 - ``alloc_pinned``: ``torch.empty(..., pin_memory=True).copy_(t).to(device, non_blocking=True)``
 - ``buffer_floor``: a preallocated pinned ``CpuGpuBuffer``: ``copy_to_gpu(n)`` (data already in ``.cpu``)
-- ``vllm``: vLLM's ``async_tensor_h2d`` when vllm is importable
+- ``staged_floor``: the minimal staged call (:func:`staged_call`): the host data into new pinned memory,
+  ``torch.empty`` on the device, one non-blocking copy; the floor of the hot-path target (issue 24, item 1)
+- ``vllm``: vLLM's ``async_tensor_h2d`` when vllm is importable; in (d) also ``vllm_contiguous``,
+  ``vllm(...).contiguous()``: what a vLLM user adds to get the reference's contiguous result (like with like)
 
 Measurements (host time with ``time.perf_counter_ns``, device time with CUDA events,
-warm-up first, medians over many runs):
+warm-up first, medians over many runs; the patterns of a row interleaved round by round, and
+each row's spread, min / median / max over its rounds, kept in ``row["spread"]``):
 
-- (a) host time per call on an idle stream, lists / arrays / tensors of 1..4096 elements;
+- (a) host time per call on an idle stream, lists / arrays / pageable tensors / pinned tensors of 1..65,536 elements;
 - (b) host time per call with ~100 ms of spin work queued on the stream, 4 KB..256 MB;
 - (c) steady-state end-to-end throughput, 1 MB..1 GB, against the pinned DMA
   bandwidth measured in the same run (the physical limit on that link);
@@ -103,13 +107,32 @@ def cycles_per_ms(device: torch.device) -> float:
         return 1_000_000 / s.elapsed_time(e)
 
 
+#: The input kinds of (a): every kind vLLM's model runner passes on its hot path (issue 24, item 1).
+SMALL_KINDS = ("list", "ndarray", "tensor", "pinned")
+
+
 def payload(kind: str, n: int) -> Any:
-    """n int32 elements as a list, an ndarray or a pageable tensor."""
+    """n int32 elements as a list, an ndarray, a pageable tensor or a pinned tensor (one of :data:`SMALL_KINDS`)."""
     if kind == "list":
         return list(range(n))
     if kind == "ndarray":
         return np.arange(n, dtype=np.int32)
+    if kind == "pinned":
+        return torch.arange(n, dtype=torch.int32).pin_memory()
     return torch.arange(n, dtype=torch.int32)
+
+
+def staged_call(p: Any, device: torch.device) -> torch.Tensor:
+    """The minimal staged call, the simplest correct code: the host data into new pinned memory, ``torch.empty`` on
+    the device, one non-blocking copy. No validation, no dtype argument, no pool: the floor the hot-path target
+    compares against (the reference at most 1.5x it; issue 24, item 1)."""
+    if isinstance(p, list):
+        pinned = torch.tensor(p, pin_memory=True)
+    else:
+        src = torch.from_numpy(p) if isinstance(p, np.ndarray) else p
+        pinned = torch.empty(src.shape, dtype=src.dtype, pin_memory=True).copy_(src)
+    out = torch.empty(pinned.shape, dtype=pinned.dtype, device=device)
+    return out.copy_(pinned, non_blocking=True)
 
 
 def host_us(fn: Callable[[], Any], iters: int, device: torch.device) -> float:
@@ -157,18 +180,25 @@ def busy_host_ms(
 
 def rotated_medians(
     calls: dict[str, Callable[[], Any]], rounds: int, sample: Callable[[Callable[[], Any]], float]
-) -> dict[str, float]:
-    """Median over ``rounds`` of ``sample(calls[name])`` per name, the calls interleaved round by round, each round starting one later."""
+) -> dict[str, Any]:
+    """Median over ``rounds`` of ``sample(calls[name])`` per name, the calls interleaved round by round, each round
+    starting one later; under ``"spread"``, per name, ``[min, median, max]`` of its rounds."""
     names = list(calls)
     samples: dict[str, list[float]] = {name: [] for name in names}
     for r in range(rounds):
         for name in names[r % len(names) :] + names[: r % len(names)]:
             samples[name].append(sample(calls[name]))
-    return {name: statistics.median(v) for name, v in samples.items()}
+    out: dict[str, Any] = {name: statistics.median(v) for name, v in samples.items()}
+    out["spread"] = {name: [min(v), statistics.median(v), max(v)] for name, v in samples.items()}
+    return out
+
+
+def _floats(row: dict[str, Any]) -> str:
+    return " ".join(f"{k}={v:.2f}" for k, v in row.items() if isinstance(v, float))
 
 
 def bench_small(
-    device: torch.device, pats: dict[str, Pattern], sizes: list[int], iters: int, rounds: int = 3
+    device: torch.device, pats: dict[str, Pattern], sizes: list[int], iters: int, rounds: int = 5
 ) -> list[dict]:
     """(a) host us per call on an idle stream: per cell the median of ``rounds`` round medians of ``iters // rounds`` calls.
 
@@ -183,11 +213,12 @@ def bench_small(
     for n in sizes:
         buf = h2d_impl.CpuGpuBuffer(max(n, 1), dtype=torch.int32, device=device, pin_memory=True)
         buf.cpu.copy_(torch.arange(max(n, 1), dtype=torch.int32))
-        for kind in ("list", "ndarray", "tensor"):
+        for kind in SMALL_KINDS:
             data = payload(kind, n)
             calls: dict[str, Callable[[], Any]] = {
                 "buffer_floor": lambda: buf.copy_to_gpu(n),
                 "raw_slice_copy": lambda: buf.gpu[:n].copy_(buf.cpu[:n], non_blocking=True),
+                "staged_floor": functools.partial(staged_call, data, device),
             }
             calls.update({name: functools.partial(fn, data, device) for name, fn in pats.items()})
             row = {
@@ -196,10 +227,7 @@ def bench_small(
                 **rotated_medians(calls, rounds, lambda call: host_us(call, per_round, device)),
             }
             rows.append(row)
-            print(
-                f"(a) n={n:5d} {kind:8s} " + " ".join(f"{k}={v:.1f}" for k, v in row.items() if isinstance(v, float)),
-                flush=True,
-            )
+            print(f"(a) n={n:5d} {kind:8s} " + _floats(row), flush=True)
     return rows
 
 
@@ -211,7 +239,7 @@ def bench_busy(
     for nbytes in sizes:
         n = nbytes // 4
         data = torch.arange(n, dtype=torch.int32)
-        row: dict[str, Any] = {"bytes": nbytes}
+        row: dict[str, Any] = {"bytes": nbytes, "host_to_pinned_ms": host_to_pinned_ms(data)}
         buf = h2d_impl.CpuGpuBuffer(n, dtype=torch.int32, device=device, pin_memory=True)
         cases = dict(pats)
         cases["buffer_floor"] = lambda p, d: buf.copy_to_gpu(n)
@@ -224,12 +252,21 @@ def bench_busy(
             )
         )
         rows.append(row)
-        print(
-            f"(b) {nbytes:>11d} B busy {busy_ms:.0f} ms: "
-            + " ".join(f"{k}={v:.2f}ms" for k, v in row.items() if k != "bytes"),
-            flush=True,
-        )
+        print(f"(b) {nbytes:>11d} B busy {busy_ms:.0f} ms: " + _floats(row), flush=True)
     return rows
+
+
+def host_to_pinned_ms(data: torch.Tensor, reps: int = 3) -> float:
+    """Median ms of a plain ``copy_`` of ``data`` (pageable) into a preallocated, warm pinned buffer: the host-side
+    floor the busy-stream bound is stated against (1 ms + 1.2x this; docs/performance.md)."""
+    pinned = torch.empty_like(data, pin_memory=True)
+    pinned.copy_(data)
+    copies = []
+    for _ in range(reps):
+        t0 = time.perf_counter_ns()
+        pinned.copy_(data)
+        copies.append((time.perf_counter_ns() - t0) / 1e6)
+    return statistics.median(copies)
 
 
 def pinned_dma_gbps(device: torch.device, nbytes: int, reps: int = 10) -> float:
@@ -266,8 +303,9 @@ def host_copy_gbps(data: torch.Tensor, reps: int = 5) -> float:
 
 
 def bench_throughput(
-    device: torch.device, pats: dict[str, Pattern], sizes: list[int], total_bytes: int
+    device: torch.device, pats: dict[str, Pattern], sizes: list[int], total_bytes: int, rounds: int = 3
 ) -> tuple[list[dict], dict[int, float]]:
+    """(c) steady-state GB/s per pattern: ``rounds`` interleaved rounds of ``total_bytes / rounds`` each, per size."""
     rows = []
     limits = {}
     for nbytes in sizes:
@@ -280,28 +318,29 @@ def bench_throughput(
             "pinned_dma_limit": limits[nbytes],
             "host_copy_rate": host_copy_gbps(data),
         }
-        for name, fn in pats.items():
+
+        def sample(call: Callable[[], Any]) -> float:
             # Each pattern from the same start: the caching host allocator emptied (no pattern
             # inherits pinned blocks an earlier one allocated: without this, the first pattern
             # measured, the reference, paid the cudaHostAlloc calls the later ones reused), then
             # warmed by back-to-back calls, as many as the measurement keeps in flight.
             empty_host_caches()
-            for _ in range(min(calls, 8)):
-                fn(data, device)
+            for _ in range(min(per_round, 8)):
+                call()
             torch.cuda.synchronize(device)
             t0 = time.perf_counter()
-            keep = [fn(data, device) for _ in range(min(calls, 4))]  # hold a few results: no early reuse
-            for _ in range(calls - len(keep)):
-                fn(data, device)
+            keep = [call() for _ in range(min(per_round, 4))]  # hold a few results: no early reuse
+            for _ in range(per_round - len(keep)):
+                call()
             torch.cuda.synchronize(device)
-            row[name] = calls * nbytes / (time.perf_counter() - t0) / 1e9
+            gbps = per_round * nbytes / (time.perf_counter() - t0) / 1e9
             del keep
+            return gbps
+
+        per_round = max(3, calls // rounds)
+        row.update(rotated_medians({n: functools.partial(fn, data, device) for n, fn in pats.items()}, rounds, sample))
         rows.append(row)
-        print(
-            f"(c) {nbytes:>11d} B x{calls}: limit {limits[nbytes]:.1f} GB/s "
-            + " ".join(f"{k}={v:.1f}" for k, v in row.items() if k not in ("bytes", "calls", "pinned_dma_limit")),
-            flush=True,
-        )
+        print(f"(c) {nbytes:>11d} B x{calls}: " + _floats(row), flush=True)
     return rows, limits
 
 
@@ -324,20 +363,35 @@ def bench_layouts(device: torch.device, pats: dict[str, Pattern], busy_ms: float
     """(d) host us on an idle stream and host ms behind ``busy_ms`` of queued work, per pinned layout."""
     cpm = cycles_per_ms(device)
     rows = []
+    pats = dict(pats)
+    if "vllm" in pats:
+        vllm = pats["vllm"]
+        pats["vllm_contiguous"] = lambda p, d: vllm(p, d).contiguous()
     for label, data in _layout_inputs().items():
         row: dict[str, Any] = {"layout": label, "bytes": data.numel() * data.element_size()}
-        for name, fn in pats.items():
-            row[f"{name}_idle_us"] = host_us(lambda: fn(data, device), 50, device)
+        if "vllm" in pats:  # whether vLLM's own result is already what the reference promises (like with like)
+            row["vllm_result_contiguous"] = bool(pats["vllm"](data, device).is_contiguous())
+            torch.cuda.synchronize(device)
+        idle = rotated_medians(
+            {name: functools.partial(fn, data, device) for name, fn in pats.items()},
+            5,
+            lambda call: host_us(call, 10, device),
+        )
+        row.update({f"{name}_idle_us": us for name, us in idle.items() if name != "spread"})
+        row["spread"] = {f"{name}_idle_us": v for name, v in idle["spread"].items()}
         busy = busy_host_ms(
             {name: functools.partial(fn, data, device) for name, fn in pats.items()}, device, busy_ms, cpm, reps
         )
-        row.update({f"{name}_busy_ms": ms for name, ms in busy.items()})
+        row.update({f"{name}_busy_ms": ms for name, ms in busy.items() if name != "spread"})
+        row["spread"].update({f"{name}_busy_ms": v for name, v in busy["spread"].items()})
         rows.append(row)
-        print(f"(d) {label}: " + " ".join(f"{k}={v:.2f}" for k, v in row.items() if isinstance(v, float)), flush=True)
+        print(f"(d) {label}: " + _floats(row), flush=True)
     return rows
 
 
-def bench_cold(device: torch.device, pats: dict[str, Pattern], sizes: list[int], busy_ms: float) -> list[dict]:
+def bench_cold(
+    device: torch.device, pats: dict[str, Pattern], sizes: list[int], busy_ms: float, rounds: int = 3
+) -> list[dict]:
     """(e) the first call of each size behind the busy stream, the caching host allocator emptied first.
 
     Also measures the host-side floor the bound is stated against: a plain ``copy_`` of the
@@ -348,37 +402,29 @@ def bench_cold(device: torch.device, pats: dict[str, Pattern], sizes: list[int],
     rows = []
     for nbytes in sizes:
         data = torch.arange(nbytes // 4, dtype=torch.int32)
-        pinned = torch.empty_like(data, pin_memory=True)
-        pinned.copy_(data)
-        copies = []
-        for _ in range(3):
-            t0 = time.perf_counter_ns()
-            pinned.copy_(data)
-            copies.append((time.perf_counter_ns() - t0) / 1e6)
         row: dict[str, Any] = {
             "bytes": nbytes,
-            "host_to_pinned_ms": statistics.median(copies),
+            "host_to_pinned_ms": host_to_pinned_ms(data),
             "cache_emptied": empty_host_cache is not None,
         }
-        del pinned
-        for name, fn in pats.items():
-            if name in ("naive",):
-                continue  # blocks by design from 4 MiB up: table (b)
+
+        def sample(call: Callable[[], Any]) -> float:
             empty_host_caches()
             with torch.cuda.device(device):
                 torch.cuda._sleep(int(busy_ms * cpm))
             t0 = time.perf_counter_ns()
-            result = fn(data, device)
-            row[name] = (time.perf_counter_ns() - t0) / 1e6
+            result = call()
+            ms = (time.perf_counter_ns() - t0) / 1e6
             torch.cuda.synchronize(device)
             del result
+            return ms
+
+        # naive: blocks by design from 4 MiB up (table (b)); each pattern's first call, cold, in interleaved rounds
+        calls = {n: functools.partial(fn, data, device) for n, fn in pats.items() if n != "naive"}
+        row.update(rotated_medians(calls, rounds, sample))
         row["bound_ms"] = 1.0 + 1.2 * row["host_to_pinned_ms"]
         rows.append(row)
-        print(
-            f"(e) {nbytes:>11d} B cold, busy {busy_ms:.0f} ms: "
-            + " ".join(f"{k}={v:.2f}ms" for k, v in row.items() if isinstance(v, float)),
-            flush=True,
-        )
+        print(f"(e) {nbytes:>11d} B cold, busy {busy_ms:.0f} ms: " + _floats(row), flush=True)
         del data
     return rows
 
