@@ -271,11 +271,15 @@ def _list_to_array(data: Any) -> np.ndarray:
             f"int, float and complex elements are accepted: {describe(data)}"
         )
     if arr.dtype.kind == "f" and arr.size and bool((np.abs(arr[np.isfinite(arr)].astype(np.float64)) >= 2.0**63).any()):
-        # numpy turns a mix of negative ints and ints >= 2**63 into float64 silently;
-        # torch.tensor raises. Look for such ints and refuse them.
-        for leaf in np.asarray(data, dtype=object).ravel():
-            if isinstance(leaf, numbers.Integral) and not isinstance(leaf, bool) and abs(int(leaf)) >= 2**63:
-                raise ValueError(f"data contains integers outside the int64 range: {describe(data)}")
+        # numpy turns a mix of ints below 2**63 and ints >= 2**63 into float64 silently. Ints alone, none
+        # negative, all below 2**64, are uint64 values (torch.tensor(data, dtype=torch.uint64) takes them);
+        # a mix with negative ints or with floats is refused, as torch.tensor refuses it.
+        leaves = np.asarray(data, dtype=object).ravel()
+        ints = [int(v) for v in leaves if isinstance(v, numbers.Integral) and not isinstance(v, bool)]
+        if len(ints) == leaves.size and all(0 <= v < 2**64 for v in ints):
+            return np.asarray(data, dtype=np.uint64)
+        if any(abs(v) >= 2**63 for v in ints):
+            raise ValueError(f"data contains integers outside the int64 range: {describe(data)}")
     return arr
 
 

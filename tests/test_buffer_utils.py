@@ -24,6 +24,10 @@ test_fused_writes = contract_test(P.prop_fused_writes)
 test_pool_steps = contract_test(P.prop_pool_steps)
 
 
+def test_pools_interleaved(target, device):
+    P.prop_pools_interleaved(target, device)
+
+
 def test_pool_rows(target, device):
     P.prop_pool_rows(target, device)
 

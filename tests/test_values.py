@@ -49,6 +49,14 @@ def test_values_bool_bytes(target, device):
     P.prop_values_bool_bytes(target, device)
 
 
+def test_values_int_edges(target, device):
+    P.prop_values_int_edges(target, device)
+
+
+def test_values_list_leaf_kinds(target, device):
+    P.prop_values_list_leaf_kinds(target, device)
+
+
 def test_values_numpy_error_state(target, device):
     P.prop_values_numpy_error_state(target, device)
 

@@ -29,6 +29,7 @@ __all__ = [
     "check_pool_growth_released",
     "check_pool_rows_refused",
     "check_pool_steps",
+    "check_pools_interleaved",
     "check_nonuva_values_at_call",
     "check_uva_fresh",
     "check_uva_outlives_buffer",
@@ -148,6 +149,43 @@ def check_pool_steps(target: Target, spec: dict[str, Any], steps: list[Any], met
     synchronize()
     for r in [*readers, *kept]:
         _judge(r, steps, call, _after_refusal(r[0], refusals_at, refusals))
+
+
+@check("pool")
+def check_pools_interleaved(target: Target, spec: dict[str, Any], order: list[int]) -> None:
+    """pool: several pools of one spec used in turn (``order[k]``: the pool of step ``k``) are independent: a reader of
+    one pool, retired ``max_concurrency`` calls *of its own pool* later, sees its own step's data whatever the others
+    did in between (an engine holds many pools: a ``StagedWriteTensor`` alone has three; held-out round r42 took
+    each pool's slot from a counter shared by all pools)."""
+    cls = utils(target, "pool", "UvaBufferPool")
+    depth, count = spec["max_concurrency"], max(order) + 1
+    pools = [cls(spec["size"], spec["dtype"], depth) for _ in range(count)]
+    tail = () if isinstance(spec["size"], int) else tuple(spec["size"][1:])
+    np_dtype = {torch.int32: np.int32, torch.int64: np.int64, torch.float32: np.float32}[spec["dtype"]]
+    rows = spec["size"] if isinstance(spec["size"], int) else spec["size"][0]
+    steps = [
+        (100 * (k + 1) + np.arange(rows * int(np.prod(tail, dtype=np.int64)))).astype(np_dtype).reshape(rows, *tail)
+        for k in range(len(order))
+    ]
+    names = ", ".join(f"p{i}" for i in range(count))
+    one = f"UvaBufferPool({spec['size']!r}, {spec['dtype']}, max_concurrency={depth})"
+    call = f"{names} = ({', '.join([one] * count)}); " + "; ".join(
+        f"p{i}.copy_to_uva(<step {k}: rows of {100 * (k + 1)}...>)" for k, i in enumerate(order)
+    )
+    device = pool_device()
+    readers: list[list[_Reader]] = [[] for _ in range(count)]
+    calls = [0] * count  # calls made on each pool so far
+    seq_of: dict[int, int] = {}  # step -> its place among its own pool's calls
+    for k, i in enumerate(order):
+        _retire(readers[i], calls[i] - depth, steps, call, seq_of.__getitem__, lambda k: f" (pool p{order[k]})")
+        if device.type == "cuda":
+            busy(READER_BUSY_MS, device)
+        seq_of[k] = calls[i]
+        calls[i] += 1
+        readers[i].append((k, _read(pools[i].copy_to_uva(steps[k]), device), _done(device)))
+    synchronize()
+    for r in [r for pool_readers in readers for r in pool_readers]:
+        _judge(r, steps, call, f" (pool p{order[r[0]]})")
 
 
 def _after_refusal(k: int, refusals_at: dict[int, int], refusals: int) -> str:
@@ -456,6 +494,29 @@ def prop_pool_steps(target: Target, device: torch.device, **overrides: Any) -> N
         check_pool_steps(target, spec, steps, data.draw(pool_methods(len(steps)), label="methods"))
 
     run_given(body, overrides)
+
+
+#: Turns of two and three pools: alternating, in pairs, one pool's burst between another's calls.
+INTERLEAVINGS = ((0, 1, 0, 1, 0, 1), (0, 1, 1, 0, 0, 1, 1, 0), (0, 0, 1, 0, 1, 1, 0), (0, 1, 2, 0, 1, 2, 2, 1, 0))
+
+
+@prop("pool", table=True)
+def prop_pools_interleaved(target: Target, device: torch.device, **overrides: Any) -> None:
+    """pool: two and three pools used in turn at depths 1-3, each reader retired ``max_concurrency`` calls of its own
+    pool later (a table)."""
+    target.require("buffer-utils", "pool")
+    del device, overrides  # the pool's slots live on this platform's device (CUDA where UVA is available)
+    rows = Rows("pools interleaved")
+    for depth in (1, 2, 3):
+        for size in (4, (2, 3)):
+            for order in INTERLEAVINGS:
+                rows.row(
+                    check_pools_interleaved,
+                    target,
+                    {"size": size, "dtype": torch.int32, "max_concurrency": depth},
+                    list(order),
+                )
+    rows.finish()
 
 
 @prop("pool", table=True)

@@ -403,7 +403,9 @@ def prop_fused_some_empty(target: Target, device: torch.device, **overrides: Any
 @check("fused-writes")
 def check_fused_refused(target: Target, device: str, case: str) -> None:
     """fused-writes: an apply that cannot be done whole is refused before any tensor is written: tables that disagree
-    with the tensors (``case`` "ptrs swapped", "stride wrong") raise ValueError naming them; a value past one tensor's
+    with the tensors (``case`` "ptrs swapped", "stride wrong", and tables of another length than the tensors: "ptrs
+    short", "strides short", "ptrs long"; held-out round r42 compared them through ``zip``) raise ValueError naming
+    them; a value past one tensor's
     dtype ("value past int32") raises ValueError or OverflowError; every ``.gpu`` stays zeros, and nothing is lost (the
     writes stay staged: applying again raises again)."""
     cls = utils(target, "fused-writes", "StagedWriteTensor")
@@ -418,6 +420,8 @@ def check_fused_refused(target: Target, device: str, case: str) -> None:
         ptrs.reverse()
     elif case == "stride wrong":
         strides[1] = 0  # row 0 of the tensor (in bounds) for every row
+    if case == "ptrs long":
+        ptrs, strides = [*ptrs, ptrs[0]], [*strides, strides[0]]
     call = (
         "a, b = StagedWriteTensor((2, 4), torch.int32, ...), StagedWriteTensor((2, 4), torch.int32, ...); "
         f"a.stage_write(0, 1, [5, 6]); b.stage_write(1, 0, [{'2**40' if case == 'value past int32' else '7'}]); "
@@ -427,6 +431,13 @@ def check_fused_refused(target: Target, device: str, case: str) -> None:
         torch.tensor(ptrs, dtype=torch.uint64, device=where),
         torch.tensor(strides, dtype=torch.int64, device=where),
     )
+    # one entry fewer than the tensors, as a view of the whole table: memory past the short table still holds the
+    # right entry, so an implementation that reads the table without checking its length writes in bounds (vLLM's
+    # kernel, under Triton's interpreter on the host: an unchecked read past a bare short table could crash)
+    if case == "ptrs short":
+        table = (table[0][:1], table[1])
+    elif case == "strides short":
+        table = (table[0], table[1][:1])
     writer = fused_cls(where, 2)
     raises, names = (
         ((ValueError, OverflowError), ())
@@ -456,10 +467,11 @@ def check_fused_refused(target: Target, device: str, case: str) -> None:
 
 @prop("fused-writes", table=True)
 def prop_fused_refused(target: Target, device: torch.device, **overrides: Any) -> None:
-    """fused-writes: swapped pointer tables, a wrong stride and a value past int32 refused, nothing written (a table)."""
+    """fused-writes: swapped pointer tables, a wrong stride, tables one entry short or long and a value past int32
+    refused, nothing written (a table)."""
     target.require("buffer-utils", "fused-writes")
     del overrides
     rows = Rows("fused refusals")
-    for case in ("ptrs swapped", "stride wrong", "value past int32"):
+    for case in ("ptrs swapped", "stride wrong", "ptrs short", "strides short", "ptrs long", "value past int32"):
         rows.row(check_fused_refused, target, device_str(device), case)
     rows.finish()

@@ -32,6 +32,7 @@ from . import (  # noqa: F401 - registers the mutants
     r39_kinds,
     r40_kinds,
     r41_kinds,
+    r42_kinds,
     reliability,
     scale,
     sequence,

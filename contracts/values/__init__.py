@@ -11,7 +11,7 @@ process).
 The modules: the single-call checks (``checks``), drawn calls (``drawn``), wide numpy
 dtypes (``wide_numpy``), large and multi-MB inputs (``large``), typed numpy scalars
 (``typed_leaves``), the first call of a process (``first_call``), the deterministic
-tables (``tables``), special floats (``special``) and the size, conversion and row
+tables (``tables``), integer range ends and list leaf types (``edges``), special floats (``special``) and the size, conversion and row
 ladders (``ladder``). This package re-exports every public name.
 """
 
@@ -33,6 +33,7 @@ from .tables import (
     prop_values_bool_bytes,
     prop_values_product,
 )
+from .edges import INT_SOURCES, LEAF_LISTS, int_edge_values, prop_values_int_edges, prop_values_list_leaf_kinds
 from .special import (
     SPECIAL_FLOATS,
     check_values_under_numpy_errors,
@@ -52,6 +53,11 @@ from .ladder import (
 # isort: on
 
 __all__ = [
+    "INT_SOURCES",
+    "LEAF_LISTS",
+    "int_edge_values",
+    "prop_values_int_edges",
+    "prop_values_list_leaf_kinds",
     "CONVERSION_PAIRS",
     "FIRST_CALL_CASES",
     "FULL_LADDER_DTYPE",

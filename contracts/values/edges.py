@@ -1,0 +1,117 @@
+"""``values`` tables at the ends of integer ranges and over every Python leaf type of a list.
+
+Two deterministic tables (every row every run), each for a kind of mistake that drawn values reach only by luck:
+
+- :func:`prop_values_int_edges`: integer sources of every width and signedness (arrays and tensors, and lists of
+  Python ints) into every integer target dtype, with the ends of the range both dtypes hold, one inside them, and
+  2**53 + 1 where it fits (the first integer float64 cannot carry). An integer conversion routed through float64
+  rounds 2**63 - 1 up to 2**63 and refuses it, or changes 2**53 + 1 (held-out round r42 took integer sources for
+  floats: ``is_floating_point`` without its call).
+- :func:`prop_values_list_leaf_kinds`: flat and nested lists and tuples of bools, ints, floats and complex numbers,
+  alone and mixed, with no ``dtype`` (torch's inference decides: complex64 for complex numbers under the float32
+  default) and with one (held-out round r42 inferred a flat list of Python complex numbers as a real dtype).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from h2d_contracts.harness.registry import prop
+from h2d_contracts.harness.runner import Rows, require_device
+from h2d_contracts.harness.target import Target
+
+from .checks import check_values
+
+__all__ = ["INT_SOURCES", "LEAF_LISTS", "int_edge_values"]
+
+#: Integer source dtypes of the edges table: numpy's, every width and signedness (torch tensors made from them).
+INT_SOURCES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
+#: Integer target dtypes of the edges table.
+INT_TARGETS = (
+    torch.uint8,
+    torch.int8,
+    torch.int16,
+    torch.int32,
+    torch.int64,
+    torch.uint16,
+    torch.uint32,
+    torch.uint64,
+)
+
+
+def int_edge_values(lo: int, hi: int) -> list[int]:
+    """The ends of ``[lo, hi]``, one inside each, 0, and +-(2**53 + 1) where they fall inside (Python ints)."""
+    values = {lo, hi, min(lo + 1, hi), max(hi - 1, lo), 0}
+    values |= {v for v in (2**53 + 1, -(2**53 + 1)) if lo <= v <= hi}
+    return sorted(values)
+
+
+def _range(dtype: Any) -> tuple[int, int]:
+    info = np.iinfo(dtype) if isinstance(dtype, type) else torch.iinfo(dtype)
+    return int(info.min), int(info.max)
+
+
+@prop("values", table=True)
+def prop_values_int_edges(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: integer arrays, tensors and lists of Python ints at the ends of the range their dtype and the target
+    dtype both hold, into every integer dtype, by ``dtype=`` (and their own dtype by ``device=``; a table)."""
+    require_device(target, device, "values")
+    del overrides  # deterministic: every row every run
+    rows = Rows("values integer edges")
+    for source in INT_SOURCES:
+        s_lo, s_hi = _range(source)
+        own = np.array(int_edge_values(s_lo, s_hi), dtype=source)
+        for payload in (own, torch.from_numpy(own.copy())):
+            rows.row(check_values, target, payload, {"device": device})
+        for dtype in INT_TARGETS:
+            t_lo, t_hi = _range(dtype)
+            lo, hi = max(s_lo, t_lo), min(s_hi, t_hi)
+            if lo > hi:
+                continue
+            values = np.array(int_edge_values(lo, hi), dtype=source)
+            for payload in (values, torch.from_numpy(values.copy())):
+                rows.row(check_values, target, payload, {"device": device, "dtype": dtype})
+    for dtype in INT_TARGETS:  # Python ints: no source dtype, the target's own range
+        rows.row(check_values, target, int_edge_values(*_range(dtype)), {"device": device, "dtype": dtype})
+    rows.finish()
+
+
+#: Lists of every Python leaf type, alone and mixed, flat and nested, and a tuple (no dtype given: torch infers it).
+LEAF_LISTS: tuple[Any, ...] = (
+    [True, False],
+    [1, -2],
+    [1.5, -0.0],
+    [1 + 2j, 3j],
+    [-0.0j, complex(float("inf"), -1)],
+    [1, 2.5],
+    [True, 2],
+    [1, 2j],
+    [2.5, 1j],
+    [True, 1j],
+    [[1 + 2j], [3j]],
+    [[1, 2], [3.5, 4]],
+    [[True], [1j]],
+    (1j, 2),
+    [(1 + 1j, 2)],
+)
+
+
+@prop("values", table=True)
+def prop_values_list_leaf_kinds(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: lists of bools, ints, floats and complex numbers, alone and mixed, flat, nested and as tuples, with no
+    ``dtype`` (torch's inference) and into complex128 and float64 where the values allow (a table)."""
+    require_device(target, device, "values")
+    del overrides  # deterministic: every row every run
+    rows = Rows("values list leaf kinds")
+    complex_leaf = (complex, np.complexfloating)
+    for data in LEAF_LISTS:
+        flat = list(np.asarray(data, dtype=object).reshape(-1))
+        routes: list[dict[str, Any]] = [{"device": device}, {"device": device, "dtype": torch.complex128}]
+        if not any(isinstance(v, complex_leaf) for v in flat):
+            routes.append({"device": device, "dtype": torch.float64})
+        for kwargs in routes:
+            rows.row(check_values, target, data, kwargs)
+    rows.finish()
