@@ -208,13 +208,16 @@ def _out_inference_tensor(d: _Drawn) -> BadInput:
 
 
 #: How an ``out`` requiring grad is made: a leaf, a result of the graph (torch itself lets an in-place write into a
-#: non-leaf through and records it: held-out round r40 narrowed the refusal to leaves), a view of a leaf.
-_GRAD_OUTS = ("leaf", "non-leaf", "view of a leaf")
+#: non-leaf through and records it: held-out round r40 narrowed the refusal to leaves), a view of a leaf, and the
+#: data itself (``out`` that *is* ``data`` is allowed, but not past the checks: held-out round r43 skipped them).
+_GRAD_OUTS = ("leaf", "non-leaf", "view of a leaf", "data itself")
 
 
 def _out_requires_grad(d: _Drawn) -> BadInput:
     variant = d.draw(st.sampled_from(_GRAD_OUTS), label="variant")
     leaf = torch.zeros(d.n + (variant == "view of a leaf"), dtype=torch.float32, device=d.device, requires_grad=True)
+    if variant == "data itself":
+        return d.bad(leaf, {"out": leaf})
     out = leaf if variant == "leaf" else leaf * 1 if variant == "non-leaf" else leaf[: d.n]
     return d.bad(d.good, {"out": out})
 
@@ -238,6 +241,9 @@ _ALIAS_VARIANTS = (
 #: ``device`` values of no accepted type (a list and a dict are unhashable: a device cache looked up before the type
 #: check raises "unhashable type", naming nothing: held-out round r40).
 _WRONG_DEVICES: tuple[Any, ...] = (["cpu"], {"cpu": 0}, 1.5, object())
+#: ``dtype`` values that are not dtypes: a dtype's name, and unhashable ones (a validation memoised with
+#: ``functools.lru_cache`` raises "unhashable type", naming nothing: held-out round r43).
+_WRONG_DTYPES: tuple[Any, ...] = ("int32", [torch.int32], {"dtype": torch.int32}, 1.5)
 
 
 def _out_aliases_data(d: _Drawn) -> BadInput:
@@ -370,7 +376,9 @@ _BUILDERS: dict[str, _Builder] = {
     "scalar-into-vector-out": lambda d: d.bad(5, {"out": d.out_for((d.n,))}),
     "dtype-mismatch-out": lambda d: d.bad(d.good, {"dtype": torch.float64, "out": d.out_for((d.n,), torch.int32)}),
     "no-target": lambda d: d.bad(d.good, {}),
-    "dtype-not-a-dtype": lambda d: d.bad(d.good, {"dtype": "int32", "out": d.out_for((d.n,))}),
+    "dtype-not-a-dtype": lambda d: d.bad(
+        d.good, {"dtype": d.draw(st.sampled_from(_WRONG_DTYPES), label="dtype"), "out": d.out_for((d.n,))}
+    ),
     "numpy-dtype": lambda d: d.bad(d.good, {"dtype": np.int32, "out": d.out_for((d.n,))}),
     "python-type-dtype": lambda d: d.bad(
         d.good,
@@ -453,6 +461,7 @@ TABLE_VARIANTS: dict[str, tuple[str, tuple[Any, ...]]] = {
     "out-aliases-data": ("variant", _ALIAS_VARIANTS),
     "unsupported-dtype": ("dtype", UNSUPPORTED_DTYPES),
     "device-wrong-type": ("device", _WRONG_DEVICES),
+    "dtype-not-a-dtype": ("dtype", _WRONG_DTYPES),
     "sparse-out": ("out layout", tuple(sorted(_NON_STRIDED))),
     "sparse-data": ("data layout", tuple(sorted(_NON_STRIDED))),
 }
@@ -477,7 +486,7 @@ def bad_inputs_table(device: torch.device) -> list[BadInput]:
     """Every bad-input kind's simplest case (Hypothesis's ``find`` of :func:`bad_inputs` for that kind, derandomized
     and shrunk), and each variant of the kinds in :data:`TABLE_VARIANTS`: the same rows every run, so no kind or
     variant waits for a draw to reach it (a hunt over all kinds at once met one kind about five times in 300
-    examples and left a mutant alive at one seed in six). About 0.5 s for its 113 rows on one CPU core (2026-12-03)."""
+    examples and left a mutant alive at one seed in six). About 0.5 s for its 118 rows on one CPU core (2026-12-03)."""
     rows = [_simplest(bad_inputs(device, kinds=(kind,))) for kind in sorted(BAD_INPUT_KINDS)]
     for kind, (label, values) in TABLE_VARIANTS.items():
         rows += [_variant(device, kind, label, value) for value in values]

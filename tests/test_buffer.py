@@ -6,6 +6,10 @@ from h2d_contracts.harness.suite import contract_test
 test_buffer_init = contract_test(P.prop_buffer_init)
 
 
+def test_buffer_spellings(target, device):
+    P.prop_buffer_spellings(target, device)
+
+
 def test_buffer_wide_unsigned(target, device):
     P.prop_buffer_wide_unsigned(target, device)
 

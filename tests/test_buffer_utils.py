@@ -14,6 +14,10 @@ def test_staged_dtypes(target, device):
     P.prop_staged_dtypes(target, device)
 
 
+def test_staged_overlaps(target, device):
+    P.prop_staged_overlaps(target, device)
+
+
 def test_staged_far_past(target, device):
     P.prop_staged_far_past(target, device)
 

@@ -130,11 +130,15 @@ def test_float8_into_integer_dtype(target):
 
 
 def test_buffer_defaults_and_index_sizes(target):
-    """``with_numpy`` defaults to True (``.np`` aliases ``.cpu``); sizes accept any integer with ``__index__`` (numpy ints); bad sizes and dtypes are refused."""
+    """``with_numpy`` defaults to True (``.np`` aliases ``.cpu``) and may be a numpy bool; sizes accept any integer with ``__index__`` (numpy ints); bad sizes and dtypes are refused."""
     target.require("buffer", "buffer")
     check_buffer_constructed(
         target, (np.int64(3), np.int32(2)), {"dtype": torch.int32, "device": CPU, "pin_memory": False}
     )
+    for flag in (np.True_, np.False_):  # a numpy bool as with_numpy (held-out round r43 tested `is True`)
+        check_buffer_constructed(
+            target, (3,), {"dtype": torch.int32, "device": CPU, "pin_memory": False, "with_numpy": flag}
+        )
     for bad in (True, 2.0, "3", None):
         check_buffer_rejected(
             target, (bad,), {"dtype": torch.int32, "device": CPU, "pin_memory": False}, TypeError, f"size {bad!r}"

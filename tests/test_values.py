@@ -53,6 +53,10 @@ def test_values_int_edges(target, device):
     P.prop_values_int_edges(target, device)
 
 
+def test_values_fields(target, device):
+    P.prop_values_fields(target, device)
+
+
 def test_values_list_leaf_kinds(target, device):
     P.prop_values_list_leaf_kinds(target, device)
 

@@ -31,6 +31,7 @@ from .properties import (
     prop_buffer_init,
     prop_buffer_numpy_rejected,
     prop_buffer_roundtrip,
+    prop_buffer_spellings,
     prop_buffer_state_machine,
     prop_buffer_wide_unsigned,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "prop_buffer_copy_sizes",
     "prop_buffer_init",
     "prop_buffer_numpy_rejected",
+    "prop_buffer_spellings",
     "prop_buffer_wide_unsigned",
     "prop_buffer_roundtrip",
     "prop_buffer_state_machine",

@@ -19,7 +19,7 @@ from h2d_contracts.harness.registry import prop
 from h2d_contracts.harness.runner import SUPPRESS, Rows, nondeterministic, require_device, run_given
 from h2d_contracts.harness.target import Target
 
-from .construction import check_buffer_init
+from .construction import check_buffer_constructed, check_buffer_init
 from .copies import check_copy_to_cpu, check_copy_to_gpu, check_roundtrip_bits, check_row_count_rejected
 from .ops import buffer_state_machine
 from .refusals import check_buffer_rejected, check_numpy_view_rejected
@@ -56,6 +56,22 @@ def prop_buffer_wide_unsigned(target: Target, device: torch.device, **overrides:
             rows.row(check_buffer_init, target, spec, device)
             values = torch.arange(12, dtype=torch.int64).reshape(4, 3).to(dtype)
             rows.row(check_copy_to_gpu, target, spec, device, 3, values)
+    rows.finish()
+
+
+@prop("buffer", table=True)
+def prop_buffer_spellings(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: constructor arguments as a user may spell them: sizes as numpy integers, ``with_numpy`` a numpy bool
+    (``np.True_``: a test ``with_numpy is True`` loses ``.np``: held-out round r43), built as their plain spelling is (a
+    table)."""
+    require_device(target, device, "buffer")
+    target.require("buffer", "buffer")
+    del overrides
+    rows = Rows("buffer spellings")
+    plain: dict[str, Any] = {"dtype": torch.int32, "device": device, "pin_memory": False}
+    rows.row(check_buffer_constructed, target, (np.int64(3), np.int32(2)), plain)
+    for flag in (np.True_, np.False_):
+        rows.row(check_buffer_constructed, target, (3,), {**plain, "with_numpy": flag})
     rows.finish()
 
 

@@ -70,6 +70,7 @@ from .staged import (
     prop_staged_chunks,
     prop_staged_dtypes,
     prop_staged_far_past,
+    prop_staged_overlaps,
     prop_staged_stream_order,
     prop_staged_writes,
 )
@@ -113,6 +114,7 @@ __all__ = [
     "prop_staged_chunks",
     "prop_staged_dtypes",
     "prop_staged_far_past",
+    "prop_staged_overlaps",
     "prop_staged_stream_order",
     "prop_staged_writes",
     "prop_uva_kernel_time",

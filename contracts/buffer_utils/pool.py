@@ -159,7 +159,10 @@ def check_pools_interleaved(target: Target, spec: dict[str, Any], order: list[in
     each pool's slot from a counter shared by all pools)."""
     cls = utils(target, "pool", "UvaBufferPool")
     depth, count = spec["max_concurrency"], max(order) + 1
-    pools = [cls(spec["size"], spec["dtype"], depth) for _ in range(count)]
+    if depth is None:  # the documented default depth (held-out round r43 lowered it to 1)
+        pools, depth = [cls(spec["size"], spec["dtype"]) for _ in range(count)], DEFAULT_POOL_DEPTH
+    else:
+        pools = [cls(spec["size"], spec["dtype"], depth) for _ in range(count)]
     tail = () if isinstance(spec["size"], int) else tuple(spec["size"][1:])
     np_dtype = {torch.int32: np.int32, torch.int64: np.int64, torch.float32: np.float32}[spec["dtype"]]
     rows = spec["size"] if isinstance(spec["size"], int) else spec["size"][0]
@@ -168,7 +171,8 @@ def check_pools_interleaved(target: Target, spec: dict[str, Any], order: list[in
         for k in range(len(order))
     ]
     names = ", ".join(f"p{i}" for i in range(count))
-    one = f"UvaBufferPool({spec['size']!r}, {spec['dtype']}, max_concurrency={depth})"
+    depth_arg = "" if spec["max_concurrency"] is None else f", max_concurrency={depth}"
+    one = f"UvaBufferPool({spec['size']!r}, {spec['dtype']}{depth_arg})"
     call = f"{names} = ({', '.join([one] * count)}); " + "; ".join(
         f"p{i}.copy_to_uva(<step {k}: rows of {100 * (k + 1)}...>)" for k, i in enumerate(order)
     )
@@ -496,18 +500,21 @@ def prop_pool_steps(target: Target, device: torch.device, **overrides: Any) -> N
     run_given(body, overrides)
 
 
+#: The depth of a pool built without ``max_concurrency``: vLLM 0.33.0's ``_DEFAULT_MAX_CONCURRENCY`` ("Must be >= the
+#: number of concurrent in-flight steps"), the reference's ``DEFAULT_MAX_CONCURRENCY`` (docs/reference.md).
+DEFAULT_POOL_DEPTH = 2
 #: Turns of two and three pools: alternating, in pairs, one pool's burst between another's calls.
 INTERLEAVINGS = ((0, 1, 0, 1, 0, 1), (0, 1, 1, 0, 0, 1, 1, 0), (0, 0, 1, 0, 1, 1, 0), (0, 1, 2, 0, 1, 2, 2, 1, 0))
 
 
 @prop("pool", table=True)
 def prop_pools_interleaved(target: Target, device: torch.device, **overrides: Any) -> None:
-    """pool: two and three pools used in turn at depths 1-3, each reader retired ``max_concurrency`` calls of its own
-    pool later (a table)."""
+    """pool: two and three pools used in turn at depths 1-3 and the default depth (2), each reader retired
+    ``max_concurrency`` calls of its own pool later (a table)."""
     target.require("buffer-utils", "pool")
     del device, overrides  # the pool's slots live on this platform's device (CUDA where UVA is available)
     rows = Rows("pools interleaved")
-    for depth in (1, 2, 3):
+    for depth in (None, 1, 2, 3):  # None: the default depth, two calls
         for size in (4, (2, 3)):
             for order in INTERLEAVINGS:
                 rows.row(

@@ -305,6 +305,32 @@ def prop_staged_far_past(target: Target, device: torch.device, **overrides: Any)
     rows.finish()
 
 
+#: Overlapping writes into one row of 6, in staging orders a sort would change: a later write starting before, after
+#: or at an earlier one's start, inside or around it, then a single element over both (held-out round r43 sorted the
+#: staged writes by row and start before applying them).
+OVERLAP_SCHEDULES: tuple[tuple[tuple[Any, ...], ...], ...] = (
+    (("write", 0, 2, [9, 9]), ("write", 0, 0, [1, 2, 3])),
+    (("write", 0, 0, [1, 2, 3]), ("write", 0, 2, [9, 9])),
+    (("write", 0, 1, [7, 7, 7]), ("write", 0, 1, [5])),
+    (("write", 0, 3, [4]), ("write", 0, 0, [1, 1, 1, 1, 1, 1])),
+    (("write", 0, 0, [1, 1, 1, 1, 1, 1]), ("write", 1, 0, [3]), ("write", 0, 4, [8, 8]), ("write", 0, 0, [2])),
+    (("write", 0, 1, [6, 6]), ("elem", 0, 4), ("write", 0, 0, [5, 5])),
+)
+
+
+@prop("staged-write", table=True)
+def prop_staged_overlaps(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staged-write: overlapping writes into one row applied in staging order, whatever their starts (a table)."""
+    target.require("buffer-utils", "staged-write")
+    del overrides
+    rows = Rows("staged-write overlaps")
+    for dtype in STAGED_WRITE_DTYPES:
+        for schedule in OVERLAP_SCHEDULES:
+            spec = {"size": (2, 6), "dtype": dtype, "device": device_str(device)}
+            rows.row(check_staged_writes, target, spec, [*schedule, ("apply",)])
+    rows.finish()
+
+
 @prop("staged-write", table=True)
 def prop_staged_dtypes(target: Target, device: torch.device, **overrides: Any) -> None:
     """staged-write: every dtype outside int32/int64/float32 refused with ValueError (a table)."""

@@ -33,7 +33,15 @@ from .tables import (
     prop_values_bool_bytes,
     prop_values_product,
 )
-from .edges import INT_SOURCES, LEAF_LISTS, int_edge_values, prop_values_int_edges, prop_values_list_leaf_kinds
+from .edges import (
+    FIELD_DTYPES,
+    INT_SOURCES,
+    LEAF_LISTS,
+    int_edge_values,
+    prop_values_fields,
+    prop_values_int_edges,
+    prop_values_list_leaf_kinds,
+)
 from .special import (
     SPECIAL_FLOATS,
     check_values_under_numpy_errors,
@@ -53,9 +61,11 @@ from .ladder import (
 # isort: on
 
 __all__ = [
+    "FIELD_DTYPES",
     "INT_SOURCES",
     "LEAF_LISTS",
     "int_edge_values",
+    "prop_values_fields",
     "prop_values_int_edges",
     "prop_values_list_leaf_kinds",
     "CONVERSION_PAIRS",

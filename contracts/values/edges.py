@@ -1,6 +1,6 @@
-"""``values`` tables at the ends of integer ranges and over every Python leaf type of a list.
+"""``values`` tables at the ends of integer ranges, over every Python leaf type of a list, and over structured fields.
 
-Two deterministic tables (every row every run), each for a kind of mistake that drawn values reach only by luck:
+Three deterministic tables (every row every run), each for a kind of mistake that drawn values reach only by luck:
 
 - :func:`prop_values_int_edges`: integer sources of every width and signedness (arrays and tensors, and lists of
   Python ints) into every integer target dtype, with the ends of the range both dtypes hold, one inside them, and
@@ -10,6 +10,9 @@ Two deterministic tables (every row every run), each for a kind of mistake that 
 - :func:`prop_values_list_leaf_kinds`: flat and nested lists and tuples of bools, ints, floats and complex numbers,
   alone and mixed, with no ``dtype`` (torch's inference decides: complex64 for complex numbers under the float32
   default) and with one (held-out round r42 inferred a flat list of Python complex numbers as a real dtype).
+- :func:`prop_values_fields`: a field of every numpy dtype torch takes, out of a structured array whose other field
+  sits before it (a stride that is not a multiple of the field's item size, or is but not of its alignment), by
+  ``device=`` and ``dtype=`` (held-out round r43 tested strides against numpy's alignment, half a complex's size).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from h2d_contracts.harness.target import Target
 
 from .checks import check_values
 
-__all__ = ["INT_SOURCES", "LEAF_LISTS", "int_edge_values"]
+__all__ = ["FIELD_DTYPES", "INT_SOURCES", "LEAF_LISTS", "int_edge_values"]
 
 #: Integer source dtypes of the edges table: numpy's, every width and signedness (torch tensors made from them).
 INT_SOURCES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)
@@ -114,4 +117,46 @@ def prop_values_list_leaf_kinds(target: Target, device: torch.device, **override
             routes.append({"device": device, "dtype": torch.float64})
         for kwargs in routes:
             rows.row(check_values, target, data, kwargs)
+    rows.finish()
+
+
+#: The field dtypes of :func:`prop_values_fields`: every numpy dtype torch has, complex ones included (their alignment
+#: is half their item size).
+FIELD_DTYPES = (
+    np.bool_,
+    np.int8,
+    np.uint8,
+    np.int16,
+    np.uint16,
+    np.int32,
+    np.uint32,
+    np.int64,
+    np.uint64,
+    np.float16,
+    np.float32,
+    np.float64,
+    np.complex64,
+    np.complex128,
+)
+
+
+@prop("values", table=True)
+def prop_values_fields(target: Target, device: torch.device, **overrides: Any) -> None:
+    """values: a field of each numpy dtype torch takes, out of structured arrays whose other field (one byte, or as
+    wide as half the field) sits before it, by ``device=`` and into float64 or complex128 (a table)."""
+    require_device(target, device, "values")
+    del overrides  # deterministic: every row every run
+    rows = Rows("values structured fields")
+    for field in FIELD_DTYPES:
+        item = np.dtype(field).itemsize
+        for before in ("i1", f"V{max(1, item // 2)}"):
+            rec = np.zeros(3, dtype=[("pad", before), ("x", field)])
+            rec["x"] = np.array(
+                [1, 0, 1] if field is np.bool_ else [1, -2, 3] if np.dtype(field).kind != "u" else [1, 2, 3]
+            )
+            if np.dtype(field).kind == "c":
+                rec["x"] = rec["x"] * (1 + 1j)
+            wide = torch.complex128 if np.dtype(field).kind == "c" else torch.float64
+            for kwargs in ({"device": device}, {"device": device, "dtype": wide}):
+                rows.row(check_values, target, rec["x"], kwargs)
     rows.finish()
