@@ -104,8 +104,9 @@ def out_checks_skipped_when_out_is_data() -> Target:
     ``out`` requiring grad, given as the data too, reaches torch's in-place copy and its RuntimeError."""
 
     def fn(data: Any, device: Any = None, dtype: Any = None, out: Any = None) -> torch.Tensor:
-        if out is not None and out is data:
-            return out.copy_(data if dtype is None else data.to(dtype))
+        if isinstance(out, torch.Tensor) and out is data:
+            written: torch.Tensor = out.copy_(data if dtype is None else data.to(dtype))
+            return written
         return h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
 
     return reference_target("out_checks_skipped_when_out_is_data", fn)
