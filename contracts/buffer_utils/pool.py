@@ -17,7 +17,14 @@ from h2d_contracts.harness.registry import prop
 from h2d_contracts.harness.runner import Rows, run_given
 from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import NotApplicable, fail
-from h2d_contracts.strategies.schedules import backed_schedules, pool_methods, pool_schedules, pool_specs
+from h2d_contracts.strategies.schedules import (
+    backed_schedules,
+    pool_methods,
+    pool_schedules,
+    pool_specs,
+    row_length,
+    row_number,
+)
 
 from ..gpu.timing import busy
 from .common import READER_BUSY_MS, pool_device, refused, utils
@@ -165,10 +172,9 @@ def check_pools_interleaved(target: Target, spec: dict[str, Any], order: list[in
         pools = [cls(spec["size"], spec["dtype"], depth) for _ in range(count)]
     tail = () if isinstance(spec["size"], int) else tuple(spec["size"][1:])
     np_dtype = {torch.int32: np.int32, torch.int64: np.int64, torch.float32: np.float32}[spec["dtype"]]
-    rows = spec["size"] if isinstance(spec["size"], int) else spec["size"][0]
+    rows, per_row = row_number(spec["size"]), row_length(spec["size"])
     steps = [
-        (100 * (k + 1) + np.arange(rows * int(np.prod(tail, dtype=np.int64)))).astype(np_dtype).reshape(rows, *tail)
-        for k in range(len(order))
+        (100 * (k + 1) + np.arange(rows * per_row)).astype(np_dtype).reshape(rows, *tail) for k in range(len(order))
     ]
     names = ", ".join(f"p{i}" for i in range(count))
     depth_arg = "" if spec["max_concurrency"] is None else f", max_concurrency={depth}"
