@@ -92,8 +92,14 @@ def patterns() -> dict[str, Pattern]:
         from vllm.utils.torch_utils import async_tensor_h2d as vllm_h2d  # type: ignore
 
         pats["vllm"] = lambda p, d: vllm_h2d(p, d)
-    except Exception:  # noqa: BLE001 - vllm absent or not importable: measured only where it is
-        pass
+    except Exception:  # noqa: BLE001 - vllm not importable whole (its dependency tree): its own helper, source-loaded
+        try:
+            from h2d_contracts.contracts.targets.vllm import vllm_helper
+
+            helper = vllm_helper(pin=torch.cuda.is_available())
+            pats["vllm"] = lambda p, d: helper(p, d)
+        except Exception:  # noqa: BLE001 - vllm absent: measured only where it is
+            pass
     return pats
 
 

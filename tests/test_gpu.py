@@ -43,6 +43,18 @@ def test_back_to_back_idle(target, cuda_device):
 test_pinned_hazard = contract_test(P.prop_pinned_hazard, device_arg="cuda_device")
 
 
+def test_buffer_fresh(target, cuda_device):
+    P.prop_buffer_fresh(target, cuda_device)
+
+
+def test_queued_past_cap(target, cuda_device):
+    P.prop_queued_past_cap(target, cuda_device)
+
+
+def test_non_blocking_after_trims(target, cuda_device):
+    P.prop_non_blocking_after_trims(target, cuda_device)
+
+
 test_buffer_hazard = contract_test(P.prop_buffer_hazard, device_arg="cuda_device")
 
 

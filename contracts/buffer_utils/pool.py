@@ -378,6 +378,15 @@ def check_uva_fresh(target: Target, size: Any, dtype: torch.dtype) -> None:
     view = buf.uva()
     synchronize()
     call = f"{name}({size!r}, {dtype})"
+    if on_cuda and view.device.type != pool_device().type:
+        # an empty buffer too: its view is device memory (an empty one), never the host tensor handed to device code
+        fail(
+            "uva",
+            "a new buffer's uva() is not on the pool's device",
+            got=f"a tensor on {view.device} (is_cuda {view.is_cuda})",
+            expected=f"a view on {pool_device()} (empty buffers included: an empty device tensor)",
+            call=call + ".uva().device",
+        )
     for what, got in (
         ("cpu", buf.cpu),
         ("np", torch.from_numpy(np.asarray(buf.np))),
@@ -421,13 +430,15 @@ def check_uva_rows(target: Target, size: Any, dtype: torch.dtype, n: Any) -> Non
 
 
 @check("uva")
-def check_uva_read_at_kernel_time(target: Target, rows: int) -> None:
-    """uva (CUDA): a reader of ``uva()`` queued behind busy work sees what the host wrote after the call."""
+def check_uva_read_at_kernel_time(target: Target, rows: int, n: int | None = None) -> None:
+    """uva (CUDA): a reader of ``uva(n)`` (``uva()`` for None) queued behind busy work sees what the host wrote after
+    the call: the view of every ``n`` is the host's memory, not a copy of its rows."""
     cls = utils(target, "uva", "UvaBuffer")
     device = pool_device()
     buf = cls(rows, torch.int32)
-    call = f"buf = UvaBuffer({rows}, torch.int32); view = buf.uva(); <reader queued behind {READER_BUSY_MS} ms>; buf.np[:] = 7"
-    view = buf.uva()
+    arg = "" if n is None else repr(n)
+    call = f"buf = UvaBuffer({rows}, torch.int32); view = buf.uva({arg}); <reader queued behind {READER_BUSY_MS} ms>; buf.np[:] = 7"
+    view = buf.uva() if n is None else buf.uva(n)
     busy(READER_BUSY_MS, device)
     read = view.clone()
     buf.np[:] = 7
@@ -557,7 +568,13 @@ def prop_uva_rows(target: Target, device: torch.device, **overrides: Any) -> Non
     del device  # the pool's slots live on this platform's device (CUDA where UVA is available), whatever the test's
     del overrides
     rows = Rows("uva rows")
-    for size, dtype in ((7, torch.int64), ((3, 5), torch.int32), (1024, torch.float32)):
+    for size, dtype in (
+        (7, torch.int64),
+        ((3, 5), torch.int32),
+        (1024, torch.float32),
+        (0, torch.int32),
+        ((0, 4), torch.int64),
+    ):
         rows.row(check_uva_fresh, target, size, dtype)
     for size in (5, (5, 3)):
         for n in (None, 0, 1, 5, 6, 9, -1, 2.0, True):
@@ -576,6 +593,7 @@ def prop_uva_kernel_time(target: Target, device: torch.device, **overrides: Any)
     rows = Rows("uva on CUDA")
     for n in (1, 1000, 1 << 20):
         rows.row(check_uva_read_at_kernel_time, target, n)
+        rows.row(check_uva_read_at_kernel_time, target, n, n)  # uva(n) too: a view of its rows, not a DMA of them
         rows.row(check_uva_outlives_buffer, target, n)
         rows.row(check_nonuva_values_at_call, target, n)
     rows.finish()

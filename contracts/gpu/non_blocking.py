@@ -12,9 +12,9 @@ from h2d_contracts.harness.calling import call_valid, domain_kwargs, synchronize
 from h2d_contracts.harness.checks import check
 from h2d_contracts.harness.oracle import assert_same_values, expected_tensor, resolve_device, resolve_dtype
 from h2d_contracts.harness.registry import prop
-from h2d_contracts.harness.runner import accepted, run_given
+from h2d_contracts.harness.runner import Rows, accepted, run_given
 from h2d_contracts.harness.target import Target
-from h2d_contracts.harness.violations import fail
+from h2d_contracts.harness.violations import NotApplicable, fail
 
 from ..buffer import make_buffer, repr_spec
 from .timing import (
@@ -235,3 +235,82 @@ def prop_small_calls_non_blocking(target: Target, device: torch.device, **overri
         check_small_calls_non_blocking(target, device, data.draw(st.booleans(), label="side stream"))
 
     run_given(body, overrides)
+
+
+#: Cycles of (a 64 MiB call, synchronize, ``empty_cache()``): 24 x 64 MiB = 1.5 GiB, past the reference's 1 GiB
+#: staging cap (docs/reference.md), so a trim that under-counts what it releases drives the pool's books to the cap.
+TRIM_CYCLES, TRIM_BYTES = 24, 64 << 20
+
+
+@check("non-blocking")
+def check_non_blocking_after_trims(
+    target: Target,
+    device: torch.device,
+    *,
+    cycles: int = TRIM_CYCLES,
+    nbytes: int = TRIM_BYTES,
+    busy_ms: float = BUSY_MS,
+) -> float:
+    """non-blocking: after ``cycles`` rounds of a call, ``synchronize()`` and the target's ``empty_cache()``, two
+    calls behind queued work still return while it runs, and hold their values.
+
+    Engines trim their caches between phases; a trim that frees the staging memory but
+    keeps counting it (its books past the cap) makes the next calls behind a busy stream
+    wait for it as if the pool were full (an outside round's bug). Returns the host time in ms.
+
+    Raises:
+        NotApplicable: the target has no ``empty_cache``.
+        ContractViolation: the calls waited for the queued work both times, or a result differs.
+    """
+    requires_cuda(target, "non-blocking", device)
+    target.require_input("ndarray", "non-blocking")
+    if target.empty_cache is None:
+        raise NotApplicable("contract 'non-blocking' after trims: the target has no empty_cache")
+    import numpy as np
+
+    first, second = (np.full(nbytes // 4, v, dtype=np.int32) for v in (1, 2))
+    kwargs = {"device": device}
+    for _ in range(cycles):
+        call_valid("non-blocking", target, first, dict(kwargs))
+        synchronize()
+        target.empty_cache()
+    one = f"np.full({nbytes // 4}, 1, np.int32)"
+    call = (
+        f"for _ in range({cycles}): f({one}, device={str(device)!r}); torch.cuda.synchronize(); empty_cache()\n"
+        f"<stream busy>; f({one}, device={str(device)!r}); f({one.replace(', 1,', ', 2,')}, device={str(device)!r})"
+    )
+
+    def pair() -> list[torch.Tensor]:
+        # each round trims first (no synchronize: the earlier round's copies have run), so the confirming round
+        # starts from released staging as the first did
+        target.empty_cache()  # type: ignore[misc]
+        return [call_valid("non-blocking", target, x, dict(kwargs)) for x in (first, second)]
+
+    synchronize()
+    t0 = time.perf_counter()
+    pair()
+    warm_ms = (time.perf_counter() - t0) * 1e3
+    synchronize()
+    results, host_ms = _returns_while_busy(pair, device, busy_ms, warm_ms, "two calls after trims", call)
+    synchronize()
+    for k, r in enumerate(results):
+        if not bool((r == k + 1).all()):
+            fail(
+                "non-blocking",
+                f"call {k} of two after trims",
+                got="other values",
+                expected=f"every element {k + 1}",
+                call=call,
+            )
+    return host_ms
+
+
+@prop("non-blocking", table=True, timed=True)
+def prop_non_blocking_after_trims(target: Target, device: torch.device, **overrides: Any) -> None:
+    """non-blocking: two 64 MiB calls behind queued work after 24 call/synchronize/empty_cache cycles (a table)."""
+    requires_cuda(target, "non-blocking", device)
+    target.require_input("ndarray", "non-blocking")
+    del overrides
+    rows = Rows("non-blocking after trims")
+    rows.row(check_non_blocking_after_trims, target, device)
+    rows.finish()

@@ -334,3 +334,97 @@ def prop_buffer_hazard(target: Target, device: torch.device, **overrides: Any) -
         check_buffer_hazard(target, spec, device, values, n)
 
     run_given(body, overrides)
+
+
+@check("snapshot")
+def check_buffer_fresh_behind_busy(target: Target, device: torch.device, rows: int, *, busy_ms: float = 50.0) -> None:
+    """snapshot (CpuGpuBuffer, CUDA): a buffer made while the stream is busy, its ``.cpu`` filled right after and
+    ``copy_to_gpu(1)`` sent: ``.gpu`` row 0 holds the fill and rows 1.. stay zero.
+
+    A constructor that fills ``.gpu`` with a non-blocking copy of the freshly zeroed pinned
+    ``.cpu`` leaves that copy queued behind the busy work, and the host's first fill
+    (the engine's first step) leaks into rows no ``copy_to_gpu`` sent (an outside round's bug).
+    """
+    requires_cuda(target, "snapshot", device)
+    target.require("buffer", "snapshot")
+    spec = {"size": (rows,), "dtype": torch.int32, "pin_memory": True, "with_numpy": True}
+    call = (
+        f"<stream busy {busy_ms:.0f} ms>; buf = {repr_spec(spec, device, target.buffer_name)}; "
+        "buf.cpu.fill_(7); buf.copy_to_gpu(1)"
+    )
+    synchronize()
+    busy(busy_ms, device)
+    buffer = make_buffer(target, spec, device)
+    buffer.cpu.fill_(7)
+    buffer.copy_to_gpu(1)
+    synchronize()
+    got = buffer.gpu.detach().to("cpu")
+    if int(got[0]) != 7 or bool((got[1:] != 0).any()):
+        fail(
+            "snapshot",
+            "a buffer made behind a busy stream, .cpu filled right after construction, copy_to_gpu(1)",
+            got=f".gpu[:4] = {got[:4].tolist()} (rows the call never sent hold the fill)",
+            expected="[7, 0, 0, ...]: .gpu zero-initialised on the device, only row 0 copied",
+            call=call,
+        )
+
+
+@check("snapshot")
+def check_queued_past_cap(
+    target: Target, device: torch.device, nbytes: int, count: int, *, busy_ms: float = 100.0
+) -> None:
+    """snapshot (CUDA): ``count`` calls of ``nbytes`` each (distinct values) queued back to back behind a busy
+    stream, more than a staging pool's cap: every result holds its own call's values.
+
+    A pool past its cap waits for its oldest block and must then reuse that block; reusing
+    any other (the newest, still queued) lets the next host copy overwrite bytes a queued
+    DMA has not read yet (an outside round's bug).
+    """
+    requires_cuda(target, "snapshot", device)
+    target.require_input("ndarray", "snapshot")
+    payloads = [np.full(nbytes // 4, k + 1, dtype=np.int32) for k in range(count)]
+    synchronize()
+    busy(busy_ms, device)
+    results = [call_valid("snapshot", target, p, {"device": device}) for p in payloads]
+    synchronize()
+    for k, r in enumerate(results):
+        got = r.detach().view(-1)
+        if not bool((got == k + 1).all()):
+            wrong = int(torch.nonzero(got != k + 1)[0].item())
+            fail(
+                "snapshot",
+                f"call {k} of {count} back-to-back {nbytes >> 20} MiB calls queued behind a busy stream",
+                got=f"element {wrong} is {int(got[wrong])} (another call's values)",
+                expected=f"every element {k + 1}",
+                call=f"<stream busy {busy_ms:.0f} ms>; [f(np.full({nbytes // 4}, k + 1, np.int32), device={str(device)!r}) "
+                f"for k in range({count})]",
+            )
+
+
+#: (payload bytes, calls): 5 x 256 MiB queued is past the reference's 1 GiB staging cap (docs/reference.md), so its
+#: pool waits for its oldest block; 24 x 1 MiB keeps many blocks of one size class in flight
+QUEUED_PAST_CAP = ((256 << 20, 5), (1 << 20, 24))
+
+
+@prop("snapshot", table=True)
+def prop_buffer_fresh(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: buffers of 1, 1,024 and 2**20 rows made behind a busy stream, filled at once (a table)."""
+    requires_cuda(target, "snapshot", device)
+    target.require("buffer", "snapshot")
+    del overrides
+    rows = Rows("buffer made behind a busy stream")
+    for n in (2, 1024, 1 << 20):
+        rows.row(check_buffer_fresh_behind_busy, target, device, n)
+    rows.finish()
+
+
+@prop("snapshot", table=True)
+def prop_queued_past_cap(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: many large calls queued behind a busy stream, past a staging cap, each keeps its values (a table)."""
+    requires_cuda(target, "snapshot", device)
+    target.require_input("ndarray", "snapshot")
+    del overrides
+    rows = Rows("calls queued past a staging cap")
+    for nbytes, count in QUEUED_PAST_CAP:
+        rows.row(check_queued_past_cap, target, device, nbytes, count)
+    rows.finish()

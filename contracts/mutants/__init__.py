@@ -23,6 +23,7 @@ from . import (  # noqa: F401 - registers the mutants
     dtype,
     engine,
     gpu,
+    gpu_round_kinds,
     input_untouched,
     no_alias,
     no_target,

@@ -330,6 +330,20 @@ def _build(found: Located) -> Target:
     )
 
 
+def vllm_helper(pin: bool) -> Any:
+    """vLLM's own ``async_tensor_h2d`` of the installed release, source-loaded, with no adapter around it.
+
+    For the benchmark's ``vllm`` column (bench/h2d_bench.py), where importing vLLM would pull its
+    dependency tree. ``pin``: the value of vLLM's ``PIN_MEMORY`` / ``is_pin_memory_available()``
+    (its platform answer; a CUDA host: True).
+
+    Raises:
+        TargetLoadError: vllm is not installed, or its helper reads a name the loader does not supply.
+    """
+    found = locate()
+    return _load(found.helper, "async_tensor_h2d", found.root, pin)
+
+
 def vllm_target() -> Target:
     """``--h2d-impl vllm``: the installed vLLM, any release from 0.10.0: its family found by inspection (module docstring).
 

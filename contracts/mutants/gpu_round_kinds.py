@@ -1,0 +1,111 @@
+"""Mutants for the GPU kinds the outside rounds r39, r41 and r43 found missing on an H200 (CUDA-only bugs).
+
+Each is the reference with one realistic change of the kind; all need CUDA (their bugs live in
+pinned staging, UVA views and device copies that a CPU host never makes).
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+from typing import Any
+
+import torch
+
+from h2d_contracts.h2d_impl import _staging as _P
+from h2d_contracts.h2d_impl import buffer_utils as U
+from h2d_contracts.h2d_impl.buffer import row_count
+
+from ..targets import Target
+from .base import ReferenceBuffer, mutant, reference_target
+from .buffer_utils import _utils
+from .gpu import _with_pools
+
+
+@mutant(killed_by=("uva",), needs="cuda", by=("prop_uva_kernel_time",))
+def uva_rows_copied() -> Target:
+    """``UvaBuffer.uva(n)`` returns a non-blocking DMA of the rows ("one copy is cheaper than kernels reading over
+    PCIe"): right values at the copy, but not the host's memory; ``uva()`` still the view."""
+
+    class Buffer(U.UvaBuffer):
+        def uva(self, n: int | None = None) -> torch.Tensor:
+            if n is None:
+                return super().uva()
+            return self.cpu[: row_count(n, self.cpu.shape[0])].to(self._uva.device, non_blocking=True)
+
+    return reference_target("uva_rows_copied", buffer_utils=_utils(UvaBuffer=Buffer))
+
+
+@mutant(killed_by=("uva",), needs="cuda", by=("prop_uva_rows",))
+def uva_empty_view_on_host() -> Target:
+    """The view of an empty buffer is its host tensor ("no bytes to map, nothing to allocate"): device code gets a
+    CPU tensor."""
+
+    class Buffer(U.UvaBuffer):
+        def __init__(self, size: Any, dtype: torch.dtype) -> None:
+            super().__init__(size, dtype)
+            if self.cpu.numel() == 0:
+                self._uva = self.cpu
+
+    return reference_target("uva_empty_view_on_host", buffer_utils=_utils(UvaBuffer=Buffer))
+
+
+@mutant(killed_by=("snapshot",), needs="cuda", by=("prop_buffer_fresh",))
+def buffer_gpu_copied_from_host() -> Target:
+    """``CpuGpuBuffer``'s ``.gpu`` made as a non-blocking copy of the zeroed pinned ``.cpu`` ("one DMA instead of a
+    memset"): queued behind busy work, the copy reads the host's first fill."""
+
+    class B(ReferenceBuffer):
+        def __init__(self, *size: int, **kwargs: Any) -> None:
+            super().__init__(*size, **kwargs)
+            if self.gpu.device.type == "cuda":
+                self.gpu = self.cpu.to(self.gpu.device, non_blocking=True, copy=True)
+
+    return reference_target("buffer_gpu_copied_from_host", buffer_cls=B)
+
+
+class _NewestFirst(collections.deque):  # type: ignore[type-arg]
+    """A deque whose ``popleft`` pops the newest entry (``pop()`` typed by reflex)."""
+
+    def popleft(self) -> Any:
+        return self.pop()
+
+
+class WaitTakesNewest(_P.StagingPool):
+    """After waiting for its oldest in-flight block, the pool hands out the newest one."""
+
+    def _take(self, want: int) -> _P._Chunk:
+        if not isinstance(self._inflight, _NewestFirst):
+            self._inflight = _NewestFirst(self._inflight)
+        return super()._take(want)
+
+
+@mutant(killed_by=("snapshot",), needs="cuda", by=("prop_queued_past_cap",))
+def pool_wait_takes_newest() -> Target:
+    """A staging pool at its cap waits for its oldest block, then reuses its newest (still queued): the next host
+    copy overwrites bytes a queued DMA has not read."""
+    return reference_target("pool_wait_takes_newest", _with_pools(WaitTakesNewest))
+
+
+class TrimCountsAfterFilter(_P.StagingPool):
+    """``trim`` filters the finished blocks out, then counts the finished ones in what is left (none): the memory is
+    released, the books keep it."""
+
+    def trim(self) -> int:
+        if self.open is not None:
+            chunk, self.open = self.open, None
+            self.give_back(chunk)
+        dropped = len(self._free)
+        self._free.clear()
+        self._inflight = collections.deque(c for c in self._inflight if not c.done.query())
+        dropped += sum(1 for c in self._inflight if c.done.query())
+        self.retained -= dropped * self.chunk_bytes
+        return dropped * self.chunk_bytes
+
+
+@mutant(killed_by=("non-blocking",), needs="cuda", by=("prop_non_blocking_after_trims",))
+def trim_counts_after_filter() -> Target:
+    """``empty_staging_cache`` releases finished blocks but counts none of them: the pool's books grow by a block
+    each trim until it believes it is at its cap and waits behind queued work."""
+    fn = _with_pools(TrimCountsAfterFilter)
+    return dataclasses.replace(reference_target("trim_counts_after_filter", fn), empty_cache=fn.empty_cache)  # type: ignore[attr-defined]
