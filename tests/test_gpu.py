@@ -17,6 +17,10 @@ test_staging_strided_pinned = contract_test(P.prop_staging_strided_pinned, devic
 test_pinned_not_restaged = contract_test(P.prop_pinned_not_restaged, device_arg="cuda_device")
 
 
+def test_staging_fresh_default_device(target, cuda_device):
+    P.prop_staging_fresh_default_device(target, cuda_device)
+
+
 test_non_blocking = contract_test(P.prop_non_blocking, device_arg="cuda_device")
 
 

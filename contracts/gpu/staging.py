@@ -13,8 +13,8 @@ from h2d_contracts.harness.calling import call_valid, synchronize
 from h2d_contracts.harness.checks import check
 from h2d_contracts.harness.oracle import resolve_device, resolve_dtype
 from h2d_contracts.harness.registry import prop
-from h2d_contracts.harness.runner import run_given
-from h2d_contracts.harness.target import Target
+from h2d_contracts.harness.runner import Rows, run_given
+from h2d_contracts.harness.target import Target, run_fresh
 from h2d_contracts.harness.violations import NotApplicable, fail
 from h2d_contracts.strategies.describe import describe_value
 
@@ -189,3 +189,63 @@ def prop_pinned_not_restaged(target: Target, device: torch.device, **overrides: 
 
 
 #: Payload sizes for the non-blocking contract: blocking was measured from 4 MB up on an H200 (docs/reference.md).
+
+
+_FRESH_DEFAULT_DEVICE_SCRIPT = """
+import json, sys
+import numpy as np, torch
+from h2d_contracts.contracts import load_target
+from h2d_contracts.contracts.gpu.timing import memcpy_kinds
+spec, device = sys.argv[1], sys.argv[2]
+target = load_target(spec)
+with torch.device(device):  # the engine's default device, around the process's first call
+    target.call(np.ones(4, np.int32), {"device": device})
+names, _ = memcpy_kinds(lambda: target.call(np.ones(1 << 20, np.int32), {"device": device}))
+print("H2D-FRESH-STAGING " + json.dumps(names))
+"""
+
+
+@check("staging")
+def check_staging_after_default_device(target: Target, device: torch.device, *, timeout_s: float = 120.0) -> None:
+    """staging (CUDA, a fresh process): with the process's first call made under ``with torch.device("cuda")`` (the
+    default device engines set), a later 4 MiB ndarray call still copies from pinned memory.
+
+    A probe of pinned memory that allocates without ``device="cpu"`` fails under a CUDA default
+    device ("Only dense CPU tensors can be pinned") and, cached, turns every later call of the
+    process pageable (an outside round's bug). Only a fresh process shows it: the suite's own
+    process has probed long before. Raises NotApplicable for a target without an ``--h2d-impl`` spec.
+    """
+    requires_cuda(target, "staging", device)
+    target.require_input("ndarray", "staging")
+    if not target.spec:
+        raise NotApplicable(f"staging (fresh process): target {target.name!r} has no --h2d-impl spec to load it by")
+    if not target.pin_memory_available():
+        raise NotApplicable("staging: the target reports pinned memory unavailable on this machine")
+    names = run_fresh(
+        "staging (fresh process)",
+        _FRESH_DEFAULT_DEVICE_SCRIPT,
+        [target.spec, str(device)],
+        "H2D-FRESH-STAGING ",
+        timeout_s=timeout_s,
+    )
+    h2d = [n for n in names if "HtoD" in n]
+    if not h2d or any("Pageable" in n for n in h2d):
+        fail(
+            "staging",
+            "a 4 MiB ndarray call after the process's first call was made under a CUDA default device",
+            got=h2d or names,
+            expected="only 'Pinned -> Device' memcpys",
+            call=f"# a fresh process\nwith torch.device({str(device)!r}): f(np.ones(4, np.int32), device={str(device)!r})\n"
+            f"f(np.ones(1 << 20, np.int32), device={str(device)!r})  # under torch.profiler",
+        )
+
+
+@prop("staging", table=True)
+def prop_staging_fresh_default_device(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staging: a fresh process whose first call runs under a CUDA default device still stages into pinned memory."""
+    requires_cuda(target, "staging", device)
+    target.require_input("ndarray", "staging")
+    del overrides
+    rows = Rows("staging after a default device")
+    rows.row(check_staging_after_default_device, target, device)
+    rows.finish()

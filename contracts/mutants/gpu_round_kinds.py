@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import functools
 from typing import Any
+from unittest import mock
 
 import torch
 
 from h2d_contracts.h2d_impl import _staging as _P
 from h2d_contracts.h2d_impl import buffer_utils as U
+from h2d_contracts.h2d_impl import h2d as R
 from h2d_contracts.h2d_impl.buffer import row_count
 
 from ..targets import Target
@@ -109,3 +112,27 @@ def trim_counts_after_filter() -> Target:
     each trim until it believes it is at its cap and waits behind queued work."""
     fn = _with_pools(TrimCountsAfterFilter)
     return dataclasses.replace(reference_target("trim_counts_after_filter", fn), empty_cache=fn.empty_cache)  # type: ignore[attr-defined]
+
+
+@functools.cache
+def _probe_on_default_device() -> bool:
+    """The pinned-memory probe without ``device="cpu"`` ("torch.empty makes host tensors"), cached."""
+    if not torch.cuda.is_available():
+        return False
+    try:
+        torch.empty(1, dtype=torch.uint8, pin_memory=True)
+    except RuntimeError:
+        return False
+    return True
+
+
+@mutant(killed_by=("staging",), needs="cuda", by=("prop_staging_fresh_default_device",))
+def pin_probe_on_default_device() -> Target:
+    """The cached pinned-memory probe allocates on the default device: a process whose first call runs under
+    ``torch.device("cuda")`` caches "no pinned memory", and every later call stages through pageable memory."""
+
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
+        with mock.patch.object(R, "pin_memory_available", _probe_on_default_device):
+            return R.async_tensor_h2d(data, device, dtype, out)
+
+    return reference_target("pin_probe_on_default_device", fn)
