@@ -371,22 +371,34 @@ def check_buffer_fresh_behind_busy(target: Target, device: torch.device, rows: i
 
 @check("snapshot")
 def check_queued_past_cap(
-    target: Target, device: torch.device, nbytes: int, count: int, *, busy_ms: float = 100.0
+    target: Target, device: torch.device, nbytes: int, count: int, *, busy_ms: float = 1000.0
 ) -> None:
     """snapshot (CUDA): ``count`` calls of ``nbytes`` each (distinct values) queued back to back behind a busy
     stream, more than a staging pool's cap: every result holds its own call's values.
 
     A pool past its cap waits for its oldest block and must then reuse that block; reusing
     any other (the newest, still queued) lets the next host copy overwrite bytes a queued
-    DMA has not read yet (an outside round's bug).
+    DMA has not read yet (an outside round's bug). The queued work must outlast the host
+    copies of the first ``count - 1`` calls (read off its event), or the pool finds its
+    blocks done and never waits: the work is doubled up to twice until it does, else the
+    row is not applicable on this host (with the reason).
     """
     requires_cuda(target, "snapshot", device)
     target.require_input("ndarray", "snapshot")
     payloads = [np.full(nbytes // 4, k + 1, dtype=np.int32) for k in range(count)]
-    synchronize()
-    busy(busy_ms, device)
-    results = [call_valid("snapshot", target, p, {"device": device}) for p in payloads]
-    synchronize()
+    for work in (busy_ms, 2 * busy_ms, 4 * busy_ms):
+        synchronize()
+        done = busy(work, device)
+        results = [call_valid("snapshot", target, p, {"device": device}) for p in payloads[:-1]]
+        still_queued = not done.query()  # the first calls' blocks are all still in flight
+        results.append(call_valid("snapshot", target, payloads[-1], {"device": device}))
+        synchronize()
+        if still_queued:
+            break
+    else:
+        raise NotApplicable(
+            f"snapshot: {count - 1} calls of {nbytes >> 20} MiB took longer on this host than {4 * busy_ms:.0f} ms of queued work"
+        )
     for k, r in enumerate(results):
         got = r.detach().view(-1)
         if not bool((got == k + 1).all()):
@@ -396,7 +408,7 @@ def check_queued_past_cap(
                 f"call {k} of {count} back-to-back {nbytes >> 20} MiB calls queued behind a busy stream",
                 got=f"element {wrong} is {int(got[wrong])} (another call's values)",
                 expected=f"every element {k + 1}",
-                call=f"<stream busy {busy_ms:.0f} ms>; [f(np.full({nbytes // 4}, k + 1, np.int32), device={str(device)!r}) "
+                call=f"<stream busy {work:.0f} ms>; [f(np.full({nbytes // 4}, k + 1, np.int32), device={str(device)!r}) "
                 f"for k in range({count})]",
             )
 
