@@ -285,10 +285,18 @@ def _build(found: Located) -> Target:
         except NameError as exc:  # the Model Runner V2 half only: the helper and the buffer are still judged
             utils_notes = [f"Model Runner V2 utilities not loaded ({exc}): their contracts are not applicable"]
     elif (earlier := vllm_buffer_utils.earlier_layout(found.root)) is not None:
-        utils_notes = [
-            f"Model Runner V2 utilities in {earlier.relative_to(found.root.parent).as_posix()} not loaded: an earlier "
-            "layout (no NonUvaBuffer) this adapter does not load yet; their contracts are not applicable"
-        ]
+        from h2d_contracts.h2d_impl.buffer_utils import uva_available
+
+        if uva_available():
+            try:
+                utils, utils_notes = vllm_buffer_utils.load_earlier(earlier, fn)
+            except NameError as exc:
+                utils_notes = [f"Model Runner V2 utilities not loaded ({exc}): their contracts are not applicable"]
+        else:  # that layout has no fallback without UVA: every class raises "UVA is not available"
+            utils_notes = [
+                f"Model Runner V2 utilities in {earlier.relative_to(found.root.parent).as_posix()} not loaded: "
+                "before 0.31 they need UVA (no NonUvaBuffer), which this host lacks; their contracts are not applicable"
+            ]
     caps = (
         {"cuda"}
         | ({"buffer-utils"} if utils is not None else set())

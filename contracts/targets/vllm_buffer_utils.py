@@ -44,7 +44,7 @@ import torch
 
 from .source import load_definitions
 
-__all__ = ["KERNEL_NAMES", "earlier_layout", "find", "load"]
+__all__ = ["KERNEL_NAMES", "earlier_layout", "find", "load", "load_earlier"]
 
 #: The classes loaded without Triton, then the ones whose methods launch the kernel, then the kernel's definitions.
 _PLAIN = ("UvaBuffer", "NonUvaBuffer", "UvaBufferPool", "UvaBackedTensor")
@@ -155,4 +155,57 @@ def load(path: Path, async_tensor_h2d: Any) -> tuple[Any, list[str]]:
         notes.append("triton not installed: StagedWriteTensor and FusedStagedWriter not loaded (pip install triton)")
     elif not on_cuda:
         notes.append("staged writes by vLLM's Triton kernel under Triton's interpreter (no CUDA)")
+    return utils, notes
+
+
+def load_earlier(path: Path, async_tensor_h2d: Any) -> tuple[Any, list[str]]:
+    """Model Runner V2's classes of a 0.15-0.29 release (:func:`earlier_layout`), as :func:`load` gives 0.31's on.
+
+    That layout has no ``NonUvaBuffer`` (without UVA every class raises "UVA is not available"),
+    and its ``UvaBuffer`` exposes the view as the attribute ``.uva``, not the method ``uva(n)``
+    the ``uva`` contract calls: the namespace gives ``UvaBuffer`` and ``NonUvaBuffer`` as None
+    (that contract is not applicable; the pools still use vLLM's own ``UvaBuffer`` inside).
+    Beside :func:`load`'s globals it supplies what those releases import by other names:
+    ``get_cuda_view_from_cpu_tensor`` (0.15: the kit's ``uva_view``) and ``next_power_of_2``
+    (0.15: source-loaded from the release's own ``vllm/utils/math_utils.py``).
+
+    Raises:
+        NameError: the release's definitions read a global this loader does not supply.
+    """
+    from h2d_contracts.h2d_impl.buffer_utils import uva_available, uva_view
+
+    on_cuda = torch.cuda.is_available()
+    namespace: dict[str, Any] = {
+        "np": np,
+        "torch": torch,
+        "partial": functools.partial,
+        "Iterable": Iterable,
+        "Sequence": Sequence,
+        "is_uva_available": uva_available,
+        "get_accelerator_view_from_cpu_tensor": uva_view,
+        "get_cuda_view_from_cpu_tensor": uva_view,
+        "async_tensor_h2d": async_tensor_h2d,
+        **_CONSTANTS,
+    }
+    math_utils = path.parents[3] / "utils" / "math_utils.py"  # vllm/utils/math_utils.py beside vllm/v1/
+    if "next_power_of_2" in _defined(math_utils):
+        namespace.update(load_definitions(math_utils, ["next_power_of_2"], {}, "vllm.utils.math_utils"))
+    tri = _triton(on_cuda)
+    names = ["UvaBuffer", "UvaBufferPool", "UvaBackedTensor", "async_copy_to_gpu"]
+    if tri is not None:
+        namespace["triton"], namespace["tl"] = tri
+        names += [*_STAGED, *KERNEL_NAMES]
+    names = [n for n in names if n in _defined(path)]
+    loaded = load_definitions(path, names, namespace, "vllm.v1.worker.gpu.buffer_utils")
+    utils = types.SimpleNamespace(
+        UvaBuffer=None, NonUvaBuffer=None, **{name: loaded.get(name) for name in (*_PLAIN[2:], *_STAGED)}
+    )
+    where = "/".join(path.parts[-5:])
+    notes = [
+        f"Model Runner V2 utilities from {where} (source-loaded; the layout before 0.31: no NonUvaBuffer, "
+        "UvaBuffer's view the attribute .uva, so the uva contract is not applicable)",
+        "UVA views by the kit's uva_view (vLLM's compiled get_cuda_view_from_cpu_tensor is not loaded)",
+    ]
+    if tri is None:
+        notes.append("triton not installed: StagedWriteTensor and FusedStagedWriter not loaded (pip install triton)")
     return utils, notes

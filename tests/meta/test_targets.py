@@ -322,6 +322,50 @@ def test_vllm_buffer_utils_are_loaded_from_source_with_what_the_kit_supplies(tmp
     assert ("triton not installed" in target.notes) == (not has_triton)
 
 
+def test_vllm_buffer_utils_of_the_earlier_layout_load_where_uva_is(tmp_path, monkeypatch):
+    """0.15-0.29's layout (no NonUvaBuffer; UvaBuffer's view an attribute): not loaded without UVA, with a note; where
+    UVA is, loaded with the names those releases import (0.15's get_cuda_view_from_cpu_tensor and next_power_of_2,
+    the latter from the release's own math_utils), UvaBuffer withheld (no uva(n))."""
+    from h2d_contracts.contracts.targets import vllm_buffer_utils as V
+    from h2d_contracts.h2d_impl import buffer_utils as U
+
+    pkg = tmp_path / "vllm"
+    (pkg / "v1" / "worker" / "gpu").mkdir(parents=True)
+    (pkg / "utils").mkdir(parents=True)
+    for d in (pkg, pkg / "utils", pkg / "v1", pkg / "v1" / "worker", pkg / "v1" / "worker" / "gpu"):
+        (d / "__init__.py").write_text("")
+    (pkg / "utils" / "torch_utils.py").write_text(
+        "def async_tensor_h2d(data: list | np.ndarray | torch.Tensor, device=None, dtype=None, out=None):\n"
+        "    return torch.as_tensor(data, dtype=dtype).to(device)\n"
+    )
+    (pkg / "utils" / "math_utils.py").write_text("def next_power_of_2(n):\n    return 1 << (n - 1).bit_length()\n")
+    (pkg / "v1" / "worker" / "gpu" / "buffer_utils.py").write_text(
+        "class UvaBuffer:\n"
+        "    def __init__(self, size, dtype):\n"
+        "        self.cpu = torch.zeros(size, dtype=dtype)\n"
+        "        self.uva = get_cuda_view_from_cpu_tensor(self.cpu)\n"
+        "class UvaBufferPool:\n"
+        "    def __init__(self, size, dtype, max_concurrency=2):\n"
+        "        self.rows = next_power_of_2(size)\n"
+        "class UvaBackedTensor:\n"
+        "    pass\n"
+        "class StagedWriteTensor:\n"
+        "    pass\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert V.find(pkg) is None and V.earlier_layout(pkg) is not None
+    monkeypatch.setattr(U, "uva_available", lambda: False)
+    target = load_target("vllm")
+    assert target.buffer_utils is None and "buffer-utils" not in target.capabilities
+    assert "before 0.31 they need UVA" in target.notes
+    monkeypatch.setattr(U, "uva_available", lambda: True)
+    target = load_target("vllm")
+    assert "buffer-utils" in target.capabilities and "the layout before 0.31" in target.notes
+    utils = target.buffer_utils
+    assert utils.UvaBuffer is None and utils.NonUvaBuffer is None
+    assert utils.UvaBufferPool(5, torch.int32).rows == 8  # next_power_of_2, the release's own
+
+
 def test_a_vllm_family_name_refuses_another_family(tmp_path, monkeypatch):
     """``--h2d-impl vllm-pin-memory`` on a release of another signature says which name fits; ``vllm`` detects it."""
     pkg = tmp_path / "vllm"
