@@ -67,9 +67,20 @@ def prop_bad_input_value_table(target: Target, device: torch.device, **overrides
             bad.data,
             bad.kwargs,
             bad.raises,
-            f"{bad.kind} as a {type(bad.data).__name__} via {_route(bad.kwargs)}",
+            f"{bad.kind} as a {type(bad.data).__name__}{_size(bad.data)} via {_route(bad.kwargs)}",
         )
     rows.finish()
+
+
+def _size(data: Any) -> str:
+    n = (
+        len(data)
+        if isinstance(data, list)
+        else int(np.prod(data.shape))
+        if isinstance(data, (np.ndarray, torch.Tensor))
+        else 0
+    )
+    return f" of {n:,} elements" if n > 3 else ""
 
 
 def _route(kwargs: dict[str, Any]) -> str:

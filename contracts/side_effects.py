@@ -9,7 +9,7 @@ numpy error state or random state changes what the engine computes next.
 :func:`process_state` reads everything of that kind a helper could plausibly touch
 (:data:`STATE_NAMES`): Python's warning filters, torch's default dtype, grad and
 inference mode, default device, intra-op and inter-op thread counts, the
-deterministic-algorithms flags, float32 matmul precision, torch's print options, numpy's
+deterministic-algorithms flags and the filling of uninitialised memory, float32 matmul precision, torch's print options, numpy's
 error state and print options, the random states of torch, numpy and Python, the current
 CUDA device and stream (where CUDA is initialised), the garbage collector's switch and
 thresholds, and the process environment. A drawn call may start from a state other than the
@@ -40,7 +40,7 @@ import h2d_contracts.strategies as hs
 from h2d_contracts.harness.checks import check
 from h2d_contracts.harness.domain import in_domain
 from h2d_contracts.harness.registry import prop
-from h2d_contracts.harness.runner import require_device, run_given
+from h2d_contracts.harness.runner import Rows, require_device, run_given
 from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import fail
 
@@ -94,6 +94,10 @@ _READERS: dict[str, Callable[[], Any]] = {
     "torch.are_deterministic_algorithms_enabled()": lambda: (
         torch.are_deterministic_algorithms_enabled(),
         torch.is_deterministic_algorithms_warn_only_enabled(),
+    ),
+    # a property of torch's module class, which the type stubs do not declare
+    "torch.utils.deterministic.fill_uninitialized_memory": lambda: getattr(  # noqa: B009
+        torch.utils.deterministic, "fill_uninitialized_memory"
     ),
     "torch.get_float32_matmul_precision()": torch.get_float32_matmul_precision,
     "torch's print options (torch.set_printoptions)": _print_options,
@@ -267,3 +271,20 @@ def prop_buffer_side_effects(target: Target, device: torch.device, **overrides: 
         check_buffer_side_effects(target, spec, device, n)
 
     run_given(body, overrides)
+
+
+@prop("side-effects", table=True)
+def prop_side_effects_bad_kinds(target: Target, device: torch.device, **overrides: Any) -> None:
+    """side-effects: every bad-input kind's simplest case (:func:`~h2d_contracts.strategies.bad_inputs_table`) leaves
+    the process-wide state as it found it: a table, so an error path that changes it (print options set to shorten
+    a message's preview) is met every run, not when a draw reaches that kind."""
+    require_device(target, device, "side-effects")
+    del overrides  # deterministic: every row every run
+    rows = Rows("side-effects of refused calls")
+    for bad in hs.bad_inputs_table(device):
+        if not in_domain(target, bad.data, bad.kwargs) or (
+            bad.kwargs.get("out") is not None and "out" not in target.capabilities
+        ):
+            continue  # outside what the target declares: not its call
+        rows.row(check_side_effects, target, bad.data, bad.kwargs, valid=False)
+    rows.finish()

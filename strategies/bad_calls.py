@@ -42,8 +42,9 @@ class BadInput:
 
 
 def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
-    """Every value-range kind x every carrier x every route x every variant, and every ``huge-int-among-floats`` case: a
-    deterministic table (no luck needed)."""
+    """Every value-range kind x every carrier x every route x every variant (3 elements), each kind x carrier once at
+    :data:`LARGE_VALUE_ROWS_N` elements, and every ``huge-int-among-floats`` case: a deterministic table (no luck
+    needed)."""
     rows: list[BadInput] = []
     for kind, (carriers, _) in VALUE_KINDS.items():
         variants = (
@@ -65,7 +66,17 @@ def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
                     else:
                         kwargs = {"dtype": dt, "device": device}
                     rows.append(BadInput(kind, data, kwargs, BAD_INPUT_KINDS[kind]))
+        # and each kind at a large size (past 2**16 elements: an outside round's range check skipped for large
+        # payloads "as a full pass over bulk data" let them wrap silently)
+        for carrier in carriers:
+            if carrier != "scalar":
+                data, dt = value_case(kind, carrier, LARGE_VALUE_ROWS_N)
+                rows.append(BadInput(kind, data, {"dtype": dt, "device": device}, BAD_INPUT_KINDS[kind]))
     return rows + _huge_ints_among_floats_table(device)
+
+
+#: The size of the value table's large rows (:func:`value_bad_inputs_table`): past 65,536 elements.
+LARGE_VALUE_ROWS_N = 70_000
 
 
 def _huge_ints_among_floats_table(device: torch.device) -> list[BadInput]:

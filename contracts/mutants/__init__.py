@@ -34,6 +34,7 @@ from . import (  # noqa: F401 - registers the mutants
     r40_kinds,
     r41_kinds,
     r42_kinds,
+    r44_kinds,
     reliability,
     scale,
     sequence,
