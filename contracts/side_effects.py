@@ -37,6 +37,7 @@ import torch
 from hypothesis import strategies as st
 
 import h2d_contracts.strategies as hs
+from h2d_contracts.harness.calling import domain_kwargs
 from h2d_contracts.harness.checks import check
 from h2d_contracts.harness.domain import in_domain
 from h2d_contracts.harness.registry import prop
@@ -158,13 +159,32 @@ def _gc_thresholds() -> Iterator[None]:
         gc.set_threshold(*was)
 
 
+def _fill_uninitialized(on: bool) -> Callable[[], contextlib.AbstractContextManager[None]]:
+    @contextlib.contextmanager
+    def start() -> Iterator[None]:
+        module = torch.utils.deterministic  # a property of torch's module class, which the type stubs do not declare
+        was = getattr(module, "fill_uninitialized_memory")  # noqa: B009
+        setattr(module, "fill_uninitialized_memory", on)  # noqa: B010
+        try:
+            yield
+        finally:
+            setattr(module, "fill_uninitialized_memory", was)  # noqa: B010
+
+    return start
+
+
 #: The process-wide states a call may start from (an engine that switched the collector off for its step loop; one
-#: that raised its thresholds): a helper that *resets* a setting to its default leaves a default process as it was
-#: and changes only these (the held-out round r39: ``gc.disable()`` / ``gc.enable()`` around a conversion).
+#: that raised its thresholds; torch's filling of uninitialised memory on and off): a helper that *resets* a setting
+#: to its default leaves a default process as it was and changes only these (the held-out round r39: ``gc.disable()``
+#: / ``gc.enable()`` around a conversion).
 STARTS: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
     "as found": contextlib.nullcontext,
     "gc disabled": _gc_disabled,
     "gc thresholds raised": _gc_thresholds,
+    # set both ways, so a helper that switches it off is seen even after an earlier call left it off (an outside
+    # round's bug: every later check began from the state the first call had left), and one that switches it on too
+    "uninitialised memory filled": _fill_uninitialized(True),
+    "uninitialised memory not filled": _fill_uninitialized(False),
 }
 
 
@@ -274,13 +294,20 @@ def prop_buffer_side_effects(target: Target, device: torch.device, **overrides: 
 
 
 @prop("side-effects", table=True)
-def prop_side_effects_bad_kinds(target: Target, device: torch.device, **overrides: Any) -> None:
-    """side-effects: every bad-input kind's simplest case (:func:`~h2d_contracts.strategies.bad_inputs_table`) leaves
-    the process-wide state as it found it: a table, so an error path that changes it (print options set to shorten
-    a message's preview) is met every run, not when a draw reaches that kind."""
+def prop_side_effects_table(target: Target, device: torch.device, **overrides: Any) -> None:
+    """side-effects: a list, an array and a tensor call from every starting state (:data:`STARTS`), and every bad-input
+    kind's simplest case (:func:`~h2d_contracts.strategies.bad_inputs_table`), each leaving the process-wide state as
+    it found it: a table, so a starting state or an error path (print options set to shorten a message's preview) is
+    met every run, not when a draw reaches it."""
     require_device(target, device, "side-effects")
     del overrides  # deterministic: every row every run
-    rows = Rows("side-effects of refused calls")
+    rows = Rows("side-effects table")
+    valid: list[Any] = [[1.5, -2.0], np.arange(6, dtype=np.int32).reshape(2, 3), torch.arange(4, dtype=torch.int64)]
+    for start in STARTS:
+        for data in valid:
+            kwargs = domain_kwargs(target, data, {"device": device})
+            if in_domain(target, data, kwargs):
+                rows.row(check_side_effects, target, data, kwargs, start=start)
     for bad in hs.bad_inputs_table(device):
         if not in_domain(target, bad.data, bad.kwargs) or (
             bad.kwargs.get("out") is not None and "out" not in target.capabilities

@@ -9,5 +9,5 @@ test_side_effects = contract_test(P.prop_side_effects)
 test_buffer_side_effects = contract_test(P.prop_buffer_side_effects)
 
 
-def test_side_effects_bad_kinds(target, device):
-    P.prop_side_effects_bad_kinds(target, device)
+def test_side_effects_table(target, device):
+    P.prop_side_effects_table(target, device)

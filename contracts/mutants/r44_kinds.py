@@ -16,7 +16,7 @@ from ..targets import Target
 from .base import mutant, reference_target
 
 
-@mutant(killed_by=("side-effects",), by=("prop_side_effects",))
+@mutant(killed_by=("side-effects",), by=("prop_side_effects_table",))
 def fill_uninitialized_memory_switched_off() -> Target:
     """Every call switches off torch's process-wide ``fill_uninitialized_memory`` ("our own ``torch.empty`` is
     overwritten at once"), never restored: under deterministic algorithms the caller's later allocations are no
@@ -29,7 +29,7 @@ def fill_uninitialized_memory_switched_off() -> Target:
     return reference_target("fill_uninitialized_memory_switched_off", fn)
 
 
-@mutant(killed_by=("side-effects",), by=("prop_side_effects_bad_kinds",))
+@mutant(killed_by=("side-effects",), by=("prop_side_effects_table",))
 def print_options_set_on_refusal() -> Target:
     """A refused call shortens torch's print options for its message's preview (``torch.set_printoptions(threshold=8,
     edgeitems=2)``), never restored: every tensor the process prints later is summarised."""
