@@ -173,12 +173,61 @@ def _fill_uninitialized(on: bool) -> Callable[[], contextlib.AbstractContextMana
     return start
 
 
+def _settable() -> dict[str, Any]:
+    """The process-wide settings :func:`_as_started` puts back, read now."""
+    from torch._tensor_str import PRINT_OPTS  # torch has no public getter of its print options
+
+    return {
+        "warnings": list(warnings.filters),
+        "dtype": torch.get_default_dtype(),
+        "grad": torch.is_grad_enabled(),
+        "torch_print": dict(vars(PRINT_OPTS)),
+        "numpy_print": np.get_printoptions(),
+        "numpy_err": np.geterr(),
+        "fill": getattr(torch.utils.deterministic, "fill_uninitialized_memory"),  # noqa: B009 - not in the stubs
+        "matmul": torch.get_float32_matmul_precision(),
+    }
+
+
+def _put(settings: dict[str, Any]) -> None:
+    warnings.filters[:] = settings["warnings"]  # type: ignore[index]
+    # what simplefilter calls after changing the list (the once-registries' version); private, named by release
+    mutated = getattr(warnings, "_filters_mutated", None) or getattr(warnings, "_filters_mutated_lock_held", None)
+    if mutated is not None:
+        mutated()
+    torch.set_default_dtype(settings["dtype"])
+    torch.set_grad_enabled(settings["grad"])
+    torch.set_printoptions(**settings["torch_print"])  # type: ignore[no-untyped-call]
+    np.set_printoptions(**settings["numpy_print"])
+    np.seterr(**settings["numpy_err"])
+    setattr(torch.utils.deterministic, "fill_uninitialized_memory", settings["fill"])  # noqa: B010
+    torch.set_float32_matmul_precision(settings["matmul"])
+
+
+#: The settings as the kit's import found them (pytest's collection, before any test called a target).
+_STARTED = _settable()
+
+
+@contextlib.contextmanager
+def _as_started() -> Iterator[None]:
+    """The settings put back as the process started (:data:`_STARTED`), then restored: a helper whose change persists
+    is seen even when an earlier call of the process already made it (the check compares one call's before and
+    after; an outside round's print options and uninitialised-memory switch went unseen from "as found")."""
+    was = _settable()
+    _put(_STARTED)
+    try:
+        yield
+    finally:
+        _put(was)
+
+
 #: The process-wide states a call may start from (an engine that switched the collector off for its step loop; one
 #: that raised its thresholds; torch's filling of uninitialised memory on and off): a helper that *resets* a setting
 #: to its default leaves a default process as it was and changes only these (the held-out round r39: ``gc.disable()``
 #: / ``gc.enable()`` around a conversion).
 STARTS: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
     "as found": contextlib.nullcontext,
+    "as the process started": _as_started,
     "gc disabled": _gc_disabled,
     "gc thresholds raised": _gc_thresholds,
     # set both ways, so a helper that switches it off is seen even after an earlier call left it off (an outside
@@ -313,5 +362,5 @@ def prop_side_effects_table(target: Target, device: torch.device, **overrides: A
             bad.kwargs.get("out") is not None and "out" not in target.capabilities
         ):
             continue  # outside what the target declares: not its call
-        rows.row(check_side_effects, target, bad.data, bad.kwargs, valid=False)
+        rows.row(check_side_effects, target, bad.data, bad.kwargs, valid=False, start="as the process started")
     rows.finish()
