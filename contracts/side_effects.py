@@ -74,6 +74,15 @@ def _function_modes() -> list[str]:
     return [f"{type(m).__name__}({getattr(m, 'device', '')})" for m in modes]
 
 
+def _fill_flag() -> bool:
+    # a property of torch's module class, which the type stubs do not declare
+    return bool(getattr(torch.utils.deterministic, "fill_uninitialized_memory"))  # noqa: B009
+
+
+def _set_fill_flag(on: bool) -> None:
+    setattr(torch.utils.deterministic, "fill_uninitialized_memory", on)  # noqa: B010
+
+
 def _print_options() -> tuple[Any, ...]:
     from torch._tensor_str import PRINT_OPTS  # torch has no public getter of its print options
 
@@ -96,10 +105,7 @@ _READERS: dict[str, Callable[[], Any]] = {
         torch.are_deterministic_algorithms_enabled(),
         torch.is_deterministic_algorithms_warn_only_enabled(),
     ),
-    # a property of torch's module class, which the type stubs do not declare
-    "torch.utils.deterministic.fill_uninitialized_memory": lambda: getattr(  # noqa: B009
-        torch.utils.deterministic, "fill_uninitialized_memory"
-    ),
+    "torch.utils.deterministic.fill_uninitialized_memory": _fill_flag,
     "torch.get_float32_matmul_precision()": torch.get_float32_matmul_precision,
     "torch's print options (torch.set_printoptions)": _print_options,
     "numpy.geterr()": np.geterr,
@@ -162,13 +168,12 @@ def _gc_thresholds() -> Iterator[None]:
 def _fill_uninitialized(on: bool) -> Callable[[], contextlib.AbstractContextManager[None]]:
     @contextlib.contextmanager
     def start() -> Iterator[None]:
-        module = torch.utils.deterministic  # a property of torch's module class, which the type stubs do not declare
-        was = getattr(module, "fill_uninitialized_memory")  # noqa: B009
-        setattr(module, "fill_uninitialized_memory", on)  # noqa: B010
+        was = _fill_flag()
+        _set_fill_flag(on)
         try:
             yield
         finally:
-            setattr(module, "fill_uninitialized_memory", was)  # noqa: B010
+            _set_fill_flag(was)
 
     return start
 
@@ -184,7 +189,7 @@ def _settable() -> dict[str, Any]:
         "torch_print": dict(vars(PRINT_OPTS)),
         "numpy_print": np.get_printoptions(),
         "numpy_err": np.geterr(),
-        "fill": getattr(torch.utils.deterministic, "fill_uninitialized_memory"),  # noqa: B009 - not in the stubs
+        "fill": _fill_flag(),
         "matmul": torch.get_float32_matmul_precision(),
     }
 
@@ -200,7 +205,7 @@ def _put(settings: dict[str, Any]) -> None:
     torch.set_printoptions(**settings["torch_print"])  # type: ignore[no-untyped-call]
     np.set_printoptions(**settings["numpy_print"])
     np.seterr(**settings["numpy_err"])
-    setattr(torch.utils.deterministic, "fill_uninitialized_memory", settings["fill"])  # noqa: B010
+    _set_fill_flag(settings["fill"])
     torch.set_float32_matmul_precision(settings["matmul"])
 
 

@@ -107,6 +107,23 @@ def _triton(on_cuda: bool) -> tuple[Any, Any] | None:
     return types.SimpleNamespace(jit=jit, cdiv=triton.cdiv), tl
 
 
+def _namespace(async_tensor_h2d: Any) -> dict[str, Any]:
+    """The globals every layout's definitions read (:func:`load`, :func:`load_earlier` add their own)."""
+    from h2d_contracts.h2d_impl.buffer_utils import uva_available, uva_view
+
+    return {
+        "np": np,
+        "torch": torch,
+        "partial": functools.partial,
+        "Iterable": Iterable,
+        "Sequence": Sequence,
+        "is_uva_available": uva_available,
+        "get_accelerator_view_from_cpu_tensor": uva_view,
+        "async_tensor_h2d": async_tensor_h2d,
+        **_CONSTANTS,
+    }
+
+
 def load(path: Path, async_tensor_h2d: Any) -> tuple[Any, list[str]]:
     """vLLM's Model Runner V2 classes from ``path``: a namespace with the six classes (None where not loaded), and notes.
 
@@ -118,21 +135,13 @@ def load(path: Path, async_tensor_h2d: Any) -> tuple[Any, list[str]]:
         NameError: the release's definitions read a global this loader does not supply
             (a release it does not know yet).
     """
-    from h2d_contracts.h2d_impl.buffer_utils import uva_available, uva_view
+    from h2d_contracts.h2d_impl.buffer_utils import uva_available
 
     on_cuda = torch.cuda.is_available()
-    namespace: dict[str, Any] = {
-        "np": np,
-        "torch": torch,
-        "partial": functools.partial,
-        "Iterable": Iterable,
-        "Sequence": Sequence,
+    namespace = {
+        **_namespace(async_tensor_h2d),
         "logger": _logger(),
-        "is_uva_available": uva_available,
-        "get_accelerator_view_from_cpu_tensor": uva_view,
         "current_platform": types.SimpleNamespace(device_type="cuda" if on_cuda else "cpu"),
-        "async_tensor_h2d": async_tensor_h2d,
-        **_CONSTANTS,
     }
     tri = _triton(on_cuda)
     names = list(_PLAIN)
@@ -172,21 +181,9 @@ def load_earlier(path: Path, async_tensor_h2d: Any) -> tuple[Any, list[str]]:
     Raises:
         NameError: the release's definitions read a global this loader does not supply.
     """
-    from h2d_contracts.h2d_impl.buffer_utils import uva_available, uva_view
-
     on_cuda = torch.cuda.is_available()
-    namespace: dict[str, Any] = {
-        "np": np,
-        "torch": torch,
-        "partial": functools.partial,
-        "Iterable": Iterable,
-        "Sequence": Sequence,
-        "is_uva_available": uva_available,
-        "get_accelerator_view_from_cpu_tensor": uva_view,
-        "get_cuda_view_from_cpu_tensor": uva_view,
-        "async_tensor_h2d": async_tensor_h2d,
-        **_CONSTANTS,
-    }
+    namespace = _namespace(async_tensor_h2d)
+    namespace["get_cuda_view_from_cpu_tensor"] = namespace["get_accelerator_view_from_cpu_tensor"]  # 0.15's name
     math_utils = path.parents[3] / "utils" / "math_utils.py"  # vllm/utils/math_utils.py beside vllm/v1/
     if "next_power_of_2" in _defined(math_utils):
         namespace.update(load_definitions(math_utils, ["next_power_of_2"], {}, "vllm.utils.math_utils"))
