@@ -24,10 +24,21 @@ shown once is the documented behaviour of ``warnings``), and threads a library s
 
 from __future__ import annotations
 
+import builtins
 import contextlib
+import copy
+import decimal
+import faulthandler
 import gc
+import locale
+import logging
 import os
 import random
+import signal
+import socket
+import sys
+import threading
+import types
 import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -65,6 +76,12 @@ def _cuda_state() -> tuple[Any, ...] | None:
     return (torch.cuda.current_device(), torch.cuda.current_stream().cuda_stream)
 
 
+def _cuda_settings() -> tuple[Any, ...] | None:
+    if not (torch.cuda.is_available() and torch.cuda.is_initialized()):
+        return None  # read only where CUDA already runs: reading must not start it
+    return (bytes(torch.cuda.get_rng_state().numpy().tobytes()), torch.cuda.get_sync_debug_mode())
+
+
 def _function_modes() -> list[str]:
     # torch.set_default_device() and a TorchFunctionMode entered by hand live on this stack; torch's own
     # get_default_device() reads it the same way (torch has no public reader of the stack itself)
@@ -89,6 +106,167 @@ def _print_options() -> tuple[Any, ...]:
     return tuple(sorted(vars(PRINT_OPTS).items()))
 
 
+#: ``torch._C._get_*`` functions that are not process-wide settings (counters, caches, tables, constants of the build,
+#: the last JIT exception) or that may touch a device (the accelerator probe): left out of :func:`_torch_getters`.
+_NOT_SETTINGS = frozenset(
+    {
+        "_get_DTensor_sharding_propagator_cache_stats",
+        "_get_accelerator",
+        "_get_all_dtypes",
+        "_get_caught_jit_exception_class_name",
+        "_get_caught_jit_exception_original_msg",
+        "_get_max_operator_version",
+        "_get_operator_version_map",
+        "_get_upgraders_entry_map",
+        "_get_upgraders_map_size",
+    }
+)
+
+
+def _discover_torch_getters() -> tuple[Callable[[], Any], ...]:
+    """Every zero-argument ``torch._C._get_*`` getter of a setting in this build (the flags behind
+    ``torch.backends.*``, ``torch.set_warn_always``, the SDPA switches, the BLAS/linear-algebra backends, the qengine,
+    ...): found by calling each once at import, so a flag a later torch adds is read without a change here."""
+    found = []
+    for name in sorted(dir(torch._C)):
+        if not name.startswith("_get_") or name in _NOT_SETTINGS:
+            continue
+        fn = getattr(torch._C, name)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                value = fn()
+        except Exception:  # noqa: BLE001 - a getter that needs arguments (or this build lacks) is not a setting
+            continue
+        if isinstance(value, (dict, set)) or (isinstance(value, (list, tuple)) and len(value) > 16):
+            continue
+        found.append(fn)
+    return tuple(found)
+
+
+_TORCH_GETTERS = _discover_torch_getters()
+
+
+def _torch_settings() -> dict[str, str]:
+    # repr: the backends' enums and tuples compare by value through it
+    flags = {fn.__name__: repr(fn()) for fn in _TORCH_GETTERS}
+    flags["torch.is_anomaly_enabled()"] = repr((torch.is_anomaly_enabled(), torch.is_anomaly_check_nan_enabled()))
+    flags["torch.is_autocast_cache_enabled()"] = repr(torch.is_autocast_cache_enabled())
+    for kind in ("cpu", "cuda"):  # thread-local settings: reading them initialises nothing
+        flags[f"autocast({kind})"] = repr((torch.is_autocast_enabled(kind), torch.get_autocast_dtype(kind)))
+    flags["torch.get_deterministic_debug_mode()"] = repr(torch.get_deterministic_debug_mode())
+    flags["torch.backends.opt_einsum"] = repr((torch.backends.opt_einsum.enabled, torch.backends.opt_einsum.strategy))
+    flags["torch.backends.mha.get_fastpath_enabled()"] = repr(torch.backends.mha.get_fastpath_enabled())
+    flags["torch.multiprocessing.get_sharing_strategy()"] = repr(torch.multiprocessing.get_sharing_strategy())
+    return flags
+
+
+def _dispatch_modes() -> list[str]:
+    from torch.utils._python_dispatch import _get_current_dispatch_mode_stack  # no public reader of the stack
+
+    return [type(m).__name__ for m in _get_current_dispatch_mode_stack()]
+
+
+#: The smallest positive subnormal float64, built from its bits (``2.0**-1074`` is itself flushed once the flags are on)
+_TINY = np.frombuffer((1).to_bytes(8, sys.byteorder), dtype=np.float64)
+
+
+def _denormals() -> tuple[bytes, bytes]:
+    # torch.set_flush_denormal(True) sets the CPU's flush-to-zero / denormals-are-zero flags (MXCSR): no getter, so
+    # read what they do: the smallest subnormal times one is itself, or zero once flushed (torch's and numpy's math).
+    # Compared as bytes: under those flags Python's own float comparison takes a subnormal for 0.0 as well
+    flushed_torch = torch.from_numpy(_TINY.copy()).mul_(1.0)
+    return (flushed_torch.numpy().tobytes(), (_TINY * 1.0).tobytes())
+
+
+#: Modules whose public functions and classes a helper could rebind (monkeypatching ``np.array`` or
+#: ``torch.from_numpy`` "for speed"): read as name -> id, names present before the call compared (a lazy import adds
+#: names), module attributes and plain values left out (``torch.cuda.default_generators`` is set when CUDA starts).
+_PATCHABLE_MODULES = (torch, torch.cuda, torch.autograd, np, builtins, warnings, copy, threading)
+#: Classes whose own attributes a helper could rebind or add (``torch.Tensor.copy_ = ...``): compared whole.
+_PATCHABLE_CLASSES = (torch.Tensor, np.ndarray)
+
+
+def _bindings() -> tuple[dict[str, Any], ...]:
+    # shallow copies of the modules' namespaces (fast); :func:`_rebound` compares their public functions by identity
+    return tuple(dict(vars(mod)) for mod in _PATCHABLE_MODULES)
+
+
+def _rebound(old: tuple[dict[str, Any], ...], new: tuple[dict[str, Any], ...]) -> dict[str, tuple[str, str]]:
+    changed = {}
+    for mod, before, after in zip(_PATCHABLE_MODULES, old, new, strict=True):
+        for name, value in before.items():
+            if name.startswith("_") or isinstance(value, types.ModuleType) or not callable(value):
+                continue
+            now = after.get(name)
+            if now is not value:
+                changed[f"{mod.__name__}.{name}"] = (repr(value)[:80], repr(now)[:80])
+    return changed
+
+
+def _class_bindings() -> dict[str, int]:
+    return {f"{cls.__qualname__}.{name}": id(value) for cls in _PATCHABLE_CLASSES for name, value in vars(cls).items()}
+
+
+_SIGNALS = tuple(
+    getattr(signal, n)
+    for n in ("SIGINT", "SIGTERM", "SIGHUP", "SIGUSR1", "SIGUSR2", "SIGCHLD", "SIGPIPE", "SIGALRM", "SIGSEGV")
+    if hasattr(signal, n)
+)
+
+
+def _python_runtime() -> dict[str, Any]:
+    return {
+        "sys.getrecursionlimit()": sys.getrecursionlimit(),
+        "sys.getswitchinterval()": sys.getswitchinterval(),
+        "sys.get_int_max_str_digits()": getattr(sys, "get_int_max_str_digits", lambda: None)(),
+        "sys.gettrace()": id(sys.gettrace()),
+        "sys.getprofile()": id(sys.getprofile()),
+        "sys.excepthook": id(sys.excepthook),
+        "sys.displayhook": id(sys.displayhook),
+        "sys.unraisablehook": id(sys.unraisablehook),
+        "threading.excepthook": id(threading.excepthook),
+        "sys.path": list(sys.path),
+        "sys.meta_path": [id(f) for f in sys.meta_path],
+        "sys.path_hooks": [id(f) for f in sys.path_hooks],
+        "os.getcwd()": os.getcwd(),
+        "signal handlers": [id(signal.getsignal(s)) for s in _SIGNALS],
+        "socket.getdefaulttimeout()": socket.getdefaulttimeout(),
+        "decimal.getcontext()": repr(decimal.getcontext()),
+        "locale.setlocale(LC_ALL)": locale.setlocale(locale.LC_ALL),
+        "faulthandler.is_enabled()": faulthandler.is_enabled(),
+        "gc.get_debug()": gc.get_debug(),
+        "gc.callbacks": [id(c) for c in gc.callbacks],
+        "numpy.getbufsize()": np.getbufsize(),
+        "numpy.geterrcall()": id(np.geterrcall()),
+    }
+
+
+def _logging() -> dict[str, tuple[Any, ...]]:
+    # every logger that exists (root included): level, disabled, propagate, handlers, filters; logging.disable()
+    loggers: dict[str, Any] = {"": logging.root, **logging.root.manager.loggerDict}
+    out: dict[str, tuple[Any, ...]] = {"logging.disable()": (logging.root.manager.disable,)}
+    for name, lg in loggers.items():
+        if isinstance(lg, logging.Logger):
+            out[name or "root"] = (
+                lg.level,
+                lg.disabled,
+                lg.propagate,
+                [id(h) for h in lg.handlers],
+                [id(f) for f in lg.filters],
+            )
+    return out
+
+
+def _threads() -> frozenset[str]:
+    return frozenset(f"{t.name} ({t.ident})" for t in threading.enumerate())
+
+
+_LOGGING = "logging's configuration (levels, handlers, filters of every logger; logging.disable)"
+#: A logger as ``logging.getLogger(name)`` creates it: level NOTSET, enabled, propagating, no handlers or filters.
+_UNCONFIGURED = (logging.NOTSET, False, True, [], [])
+_REBOUND = "functions of torch, numpy, builtins, warnings, copy, threading (rebound: monkeypatched)"
+
 #: What :func:`process_state` reads: name -> a function returning a comparable value.
 _READERS: dict[str, Callable[[], Any]] = {
     "warnings.filters (a filter added or removed: warnings.simplefilter/filterwarnings outside catch_warnings)": lambda: (
@@ -99,6 +277,7 @@ _READERS: dict[str, Callable[[], Any]] = {
     "torch.is_inference_mode_enabled()": torch.is_inference_mode_enabled,
     "torch.get_default_device()": lambda: str(torch.get_default_device()),
     "torch's function modes (torch.set_default_device, a TorchFunctionMode left entered)": _function_modes,
+    "torch's dispatch modes (a TorchDispatchMode left entered)": _dispatch_modes,
     "torch.get_num_threads()": torch.get_num_threads,
     "torch.get_num_interop_threads()": torch.get_num_interop_threads,
     "torch.are_deterministic_algorithms_enabled()": lambda: (
@@ -107,17 +286,28 @@ _READERS: dict[str, Callable[[], Any]] = {
     ),
     "torch.utils.deterministic.fill_uninitialized_memory": _fill_flag,
     "torch.get_float32_matmul_precision()": torch.get_float32_matmul_precision,
+    "torch's settings (torch.backends.*, torch.set_warn_always, autocast, anomaly mode, every torch._C._get_* flag)": _torch_settings,
     "torch's print options (torch.set_printoptions)": _print_options,
+    "denormals (torch.set_flush_denormal: the CPU's flush-to-zero flags)": _denormals,
     "numpy.geterr()": np.geterr,
     "numpy.get_printoptions()": np.get_printoptions,
     "torch's random state (torch.random.get_rng_state())": _torch_rng,
     "numpy's global random state (numpy.random.get_state())": _numpy_rng,
     "Python's random state (random.getstate())": random.getstate,
     "the current CUDA device and stream": _cuda_state,
+    "the CUDA random state and sync debug mode": _cuda_settings,
     "gc.isenabled()": gc.isenabled,
     "gc.get_threshold()": gc.get_threshold,
     "os.environ": lambda: dict(os.environ),
+    "Python's runtime settings (recursion limit, switch interval, hooks, sys.path, cwd, signal handlers, socket timeout, decimal context, locale, ...)": _python_runtime,
+    _LOGGING: _logging,
+    _REBOUND: _bindings,
+    "attributes of torch.Tensor and numpy.ndarray (rebound or added: monkeypatched)": _class_bindings,
+    "Python threads (one started by the call and left running)": _threads,
 }
+
+#: Readers whose value is a set that may only shrink (a thread of an earlier test ending is not the call's doing).
+_NO_NEW = frozenset({"Python threads (one started by the call and left running)"})
 
 #: The names of the process-wide state the contract compares, in the order it reports them.
 STATE_NAMES = tuple(_READERS)
@@ -128,18 +318,42 @@ def process_state() -> dict[str, Any]:
     return {name: read() for name, read in _READERS.items()}
 
 
+def _changed_part(name: str, old: Any, new: Any) -> tuple[Any, Any] | None:
+    """``(old, new)`` narrowed to what changed (dict readers: the changed keys), or None when nothing did."""
+    if name in _NO_NEW:
+        started = new - old
+        return None if not started else ("none", sorted(started))
+    if name == _LOGGING:  # a logger created by the call counts as changed only when configured
+        keys = old.keys() | new.keys()
+        diff = sorted(k for k in keys if old.get(k, _UNCONFIGURED) != new.get(k, _UNCONFIGURED))
+        return (
+            None if not diff else ({k: old.get(k, "<absent>") for k in diff}, {k: new.get(k, "<absent>") for k in diff})
+        )
+    if name == _REBOUND:
+        rebound = _rebound(old, new)
+        if not rebound:
+            return None
+        return {k: v[0] for k, v in rebound.items()}, {k: v[1] for k, v in rebound.items()}
+    if isinstance(old, dict) and isinstance(new, dict):
+        keys = old.keys() | new.keys()
+        diff = sorted(k for k in keys if old.get(k, "<absent>") != new.get(k, "<absent>"))
+        if not diff:
+            return None
+        return {k: old.get(k, "<absent>") for k in diff}, {k: new.get(k, "<absent>") for k in diff}
+    return None if old == new else (old, new)
+
+
 def _first_change(before: dict[str, Any], after: dict[str, Any]) -> tuple[str, Any, Any] | None:
     for name in STATE_NAMES:
-        if before[name] != after[name]:
-            return name, before[name], after[name]
+        part = _changed_part(name, before[name], after[name])
+        if part is not None:
+            return name, part[0], part[1]
     return None
 
 
 def _shown(name: str, value: Any) -> str:
     if name.startswith("warnings.filters"):
         return f"{len(value)} filters, first {value[:2]!r}"
-    if name.startswith("os.environ"):
-        return f"{len(value)} variables"
     text = repr(value)
     return text if len(text) <= 120 else f"{text[:60]}...({len(text)} characters)"
 
@@ -226,6 +440,47 @@ def _as_started() -> Iterator[None]:
         _put(was)
 
 
+@contextlib.contextmanager
+def _engine_settings() -> Iterator[None]:
+    """Settings a serving engine sets away from their defaults (cuDNN autotuning and TF32, float32 matmul precision
+    "high", warnings always shown, short print options, a deeper recursion limit, INFO logging, a socket timeout),
+    restored afterwards: a helper that *resets* one of them to its default is seen only from here."""
+    from torch._tensor_str import PRINT_OPTS  # torch has no public getter of its print options
+
+    was = (
+        torch.backends.cudnn.benchmark,
+        torch.backends.cuda.matmul.allow_tf32,
+        torch.get_float32_matmul_precision(),
+        torch.is_warn_always_enabled(),
+        dict(vars(PRINT_OPTS)),
+        np.get_printoptions(),
+        sys.getrecursionlimit(),
+        logging.root.level,
+        socket.getdefaulttimeout(),
+    )
+    torch.backends.cudnn.benchmark = True
+    torch.backends.cuda.matmul.allow_tf32 = True
+    torch.set_float32_matmul_precision("high")
+    torch.set_warn_always(True)
+    torch.set_printoptions(precision=2)  # type: ignore[no-untyped-call]
+    np.set_printoptions(precision=3, suppress=True)
+    sys.setrecursionlimit(was[6] + 1000)
+    logging.root.setLevel(logging.INFO)
+    socket.setdefaulttimeout(30.0)
+    try:
+        yield
+    finally:
+        torch.backends.cudnn.benchmark = was[0]
+        torch.backends.cuda.matmul.allow_tf32 = was[1]
+        torch.set_float32_matmul_precision(was[2])
+        torch.set_warn_always(was[3])
+        torch.set_printoptions(**was[4])  # type: ignore[no-untyped-call]
+        np.set_printoptions(**was[5])
+        sys.setrecursionlimit(was[6])
+        logging.root.setLevel(was[7])
+        socket.setdefaulttimeout(was[8])
+
+
 #: The process-wide states a call may start from (an engine that switched the collector off for its step loop; one
 #: that raised its thresholds; torch's filling of uninitialised memory on and off): a helper that *resets* a setting
 #: to its default leaves a default process as it was and changes only these (the held-out round r39: ``gc.disable()``
@@ -239,6 +494,7 @@ STARTS: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
     # round's bug: every later check began from the state the first call had left), and one that switches it on too
     "uninitialised memory filled": _fill_uninitialized(True),
     "uninitialised memory not filled": _fill_uninitialized(False),
+    "engine settings": _engine_settings,
 }
 
 
@@ -260,7 +516,6 @@ def check_side_effects(
     if start not in STARTS:
         raise ValueError(f"start must be one of {sorted(STARTS)}, got {start!r}")
     call = target.describe_call(data, kwargs) + ("" if start == "as found" else f"  # starting with {start}")
-    environ = dict(os.environ)
     outcome = "returned"
     with STARTS[start]():
         before = process_state()
@@ -273,11 +528,6 @@ def check_side_effects(
     if changed is None:
         return
     name, old, new = changed
-    if name.startswith("os.environ"):
-        added = sorted(set(new) - set(environ))
-        gone = sorted(set(environ) - set(new))
-        altered = sorted(k for k in set(new) & set(environ) if new[k] != environ[k])
-        old, new = "unchanged", f"added {added}, removed {gone}, changed {altered}"
     fail(
         "side-effects",
         f"a {'valid' if valid else 'failing'} call ({outcome}) changed {name}",

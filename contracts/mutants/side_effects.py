@@ -7,8 +7,12 @@ set and never restored, an early return that skips the restore.
 
 from __future__ import annotations
 
+import logging
 import os
 import random
+import sys
+import threading
+import time
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -141,3 +145,72 @@ class _GradOffBuffer(ReferenceBuffer):
 def buffer_copy_leaves_grad_off() -> Target:
     """``CpuGpuBuffer.copy_to_gpu`` turns grad mode off for its copy and never turns it back on."""
     return reference_target("buffer_copy_leaves_grad_off", buffer_cls=_GradOffBuffer)
+
+
+# --- process-wide state past the first list (issue 30, item 1: "name what else a helper could touch") ---
+
+
+@mutant(killed_by=("side-effects",))
+def flush_denormal_left_on() -> Target:
+    """``torch.set_flush_denormal(True)`` "so subnormal staging values cost no slow path", never restored: the CPU's
+    flush-to-zero flags stay set for the thread, and the engine's own float math turns every subnormal into zero."""
+    return _leaking("flush_denormal_left_on", lambda: torch.set_flush_denormal(True))
+
+
+def _deep_lists() -> None:
+    if sys.getrecursionlimit() < 10_000:
+        sys.setrecursionlimit(10_000)  # "deeply nested lists are walked recursively"
+
+
+@mutant(killed_by=("side-effects",))
+def recursion_limit_raised() -> Target:
+    """``sys.setrecursionlimit(10_000)`` so that deeply nested lists can be walked recursively, never restored: the
+    engine's runaway recursion now overflows the C stack (a crash) instead of raising RecursionError."""
+    return _leaking("recursion_limit_raised", _deep_lists)
+
+
+@mutant(killed_by=("side-effects",))
+def torch_logger_silenced() -> Target:
+    """``logging.getLogger("torch").setLevel(logging.ERROR)`` to hide torch's warnings about non-writable arrays: the
+    engine's torch logging below ERROR is gone for the rest of the process."""
+    return _leaking("torch_logger_silenced", lambda: logging.getLogger("torch").setLevel(logging.ERROR))
+
+
+_ORIGINAL_ASCONTIGUOUS = np.ascontiguousarray
+
+
+def _patch_numpy() -> None:
+    # "a faster ascontiguousarray for our arrays": rebinds numpy's function for the whole process
+    if np.ascontiguousarray is _ORIGINAL_ASCONTIGUOUS:
+        np.ascontiguousarray = lambda a, dtype=None, *, like=None: _ORIGINAL_ASCONTIGUOUS(a, dtype=dtype)
+
+
+@mutant(killed_by=("side-effects",))
+def numpy_function_monkeypatched() -> Target:
+    """``np.ascontiguousarray`` rebound to a wrapper on the first call ("a fast path for our arrays"): every later
+    caller in the process gets the wrapper (and loses its ``like=`` argument). Hunted in a fresh process, as every
+    side-effects mutant is (tests/meta/test_mutants.py), so no later test inherits the patch."""
+    return _leaking("numpy_function_monkeypatched", _patch_numpy)
+
+
+@mutant(killed_by=("side-effects",))
+def cudnn_autotuning_reset() -> Target:
+    """``torch.backends.cudnn.benchmark = False`` "so the copy is deterministic", at function scope: an engine that
+    turned cuDNN's autotuning on loses it after the first call (seen only from a process that had it on)."""
+
+    def reset() -> None:
+        torch.backends.cudnn.benchmark = False
+
+    return _leaking("cudnn_autotuning_reset", reset)
+
+
+def _linger() -> None:
+    # a "prefetch" worker started per call and left running past it (its queue is never closed)
+    threading.Thread(target=time.sleep, args=(0.5,), name="h2d-prefetch", daemon=True).start()
+
+
+@mutant(killed_by=("side-effects",))
+def worker_thread_left_running() -> Target:
+    """A prefetch thread started by every call and left running after it returns: threads pile up in a serving
+    process at one per call."""
+    return _leaking("worker_thread_left_running", _linger)
