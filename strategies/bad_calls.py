@@ -72,11 +72,33 @@ def value_bad_inputs_table(device: torch.device) -> list[BadInput]:
             if carrier != "scalar":
                 data, dt = value_case(kind, carrier, LARGE_VALUE_ROWS_N)
                 rows.append(BadInput(kind, data, {"dtype": dt, "device": device}, BAD_INPUT_KINDS[kind]))
+            if carrier in ("ndarray", "tensor"):  # and past 16 MiB of float64: any size gate a check could have
+                data, dt = value_case(kind, carrier, 3)
+                rows.append(
+                    BadInput(
+                        kind, _widened(data, HUGE_VALUE_ROWS_N), {"dtype": dt, "device": device}, BAD_INPUT_KINDS[kind]
+                    )
+                )
     return rows + _huge_ints_among_floats_table(device)
 
 
 #: The size of the value table's large rows (:func:`value_bad_inputs_table`): past 65,536 elements.
 LARGE_VALUE_ROWS_N = 70_000
+#: The size of its huge rows (arrays and tensors only): past 2**21 elements, 16 MiB of float64, so that a check
+#: skipped past 1 MiB, 4 MiB, 2**20 elements or any such gate still meets a bad value.
+HUGE_VALUE_ROWS_N = (1 << 21) + 3
+
+
+def _widened(small: Any, n: int) -> Any:
+    """A 1-d ``small`` of 3 elements widened to ``n``: its first and last element kept, its middle one everywhere
+    between (built in place: a list of 2**21 Python numbers would cost a second a row)."""
+    if isinstance(small, np.ndarray):
+        big = np.broadcast_to(small[1], (n,)).copy()
+    else:
+        big = small[1].expand(n).clone()
+    big[0] = small[0]
+    big[-1] = small[-1]
+    return big
 
 
 def _huge_ints_among_floats_table(device: torch.device) -> list[BadInput]:

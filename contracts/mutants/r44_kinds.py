@@ -63,3 +63,36 @@ def range_check_small_payloads_only() -> Target:
         return R.async_tensor_h2d(data, device, dtype, out)
 
     return reference_target("range_check_small_payloads_only", fn)
+
+
+#: The second mutant's gate: 4 MiB of payload ("the range check's full pass costs more than the copy past it").
+_RANGE_CHECK_MAX_BYTES = 4 << 20
+
+
+@mutant(killed_by=("bad-input",), by=("prop_bad_input_value_table",))
+def range_check_below_4mib_only() -> Target:
+    """Arrays and tensors of more than 4 MiB skip the range check into an integer dtype (the gate a reviewer would
+    set by bytes, past the value table's 70,000-element rows): NaN, infinities and out-of-range values wrap silently.
+    Killed only by the table's rows of 2**21 + 3 elements."""
+
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
+        nbytes = (
+            data.nbytes
+            if isinstance(data, np.ndarray)
+            else data.numel() * data.element_size()
+            if isinstance(data, torch.Tensor)
+            else 0
+        )
+        if (
+            nbytes > _RANGE_CHECK_MAX_BYTES
+            and out is None
+            and isinstance(dtype, torch.dtype)
+            and not dtype.is_floating_point
+        ):
+            source = torch.from_numpy(np.ascontiguousarray(data)) if isinstance(data, np.ndarray) else data
+            if not source.is_complex():
+                with np.errstate(all="ignore"):
+                    return R.async_tensor_h2d(source.to(dtype), device, dtype)
+        return R.async_tensor_h2d(data, device, dtype, out)
+
+    return reference_target("range_check_below_4mib_only", fn)
