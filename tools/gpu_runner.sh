@@ -8,6 +8,7 @@
 #                                               # (a blocking target must end with a verified reproduction in < 60 s)
 #   bash tools/gpu_runner.sh timed              # the timed GPU tests $REPEAT times with one worker, $REPEAT times with 4
 #   bash tools/gpu_runner.sh heldout            # a held-out GPU round ($ROUND under dev/heldout/) at $SEEDS
+#   RELEASE_TGZS="..." bash tools/gpu_runner.sh releases   # Model Runner V2's contracts against earlier vLLM releases
 #   bash tools/gpu_runner.sh par reference vllm sglang   # those stages at once, each seed its own runner
 #
 # "GPU tests" are the tests on the CUDA device (`-k "cuda or gpu or reliability"`: the [cuda]
@@ -107,6 +108,23 @@ for mode in "${stages[@]}"; do
       unpack "$SGLANG_TGZ" "$ENGINE_DIR/sglang_py"
       for s in ${ENGINE_SEEDS:-20261201}; do
         stage "sglang-seed$s" "${SGLANG_S:-200}" env PYTHONPATH="$ENGINE_DIR/sglang_py:${PYTHONPATH:-}" "${pytest_gpu[@]}" --hypothesis-seed="$s" --h2d-impl sglang --h2d-report "$OUT/sglang-seed$s" tests
+      done ;;
+    releases)
+      # Model Runner V2's contracts (tests/test_buffer_utils.py, its CPU and CUDA halves) against earlier vLLM
+      # releases, each from its slim source tarball in $RELEASE_TGZS (vllm-X-slim.tgz: the files the target reads),
+      # all at once (each its own $WORKERS workers); each record is cut by tools/releases.py's slim to
+      # $OUT/vllm-X.json, the matrix's input (python tools/releases.py matrix --gpu DIR)
+      rpids=()
+      for tgz in ${RELEASE_TGZS:-}; do
+        v=$(basename "$tgz" | sed -E 's/^vllm-([0-9.]+)-.*/\1/')
+        unpack "$tgz" "$ENGINE_DIR/vllm-$v"
+        stage "vllm-$v" "${RELEASE_S:-300}" env PYTHONPATH="$ENGINE_DIR/vllm-$v:${PYTHONPATH:-}" python3 -m pytest -p no:cacheprovider -q -n "$WORKERS" --timeout "$TT" -o addopts= -rfE --hypothesis-seed="${ENGINE_SEEDS:-20261201}" --h2d-impl vllm --h2d-report "$ENGINE_DIR/report-vllm-$v" tests/test_buffer_utils.py &
+        rpids+=($!)
+      done
+      wait "${rpids[@]}"
+      for tgz in ${RELEASE_TGZS:-}; do
+        v=$(basename "$tgz" | sed -E 's/^vllm-([0-9.]+)-.*/\1/')
+        python3 -c "import sys; sys.path.insert(0, 'tools'); from pathlib import Path; from releases import slim; slim(Path(sys.argv[1]), Path(sys.argv[2]))" "$ENGINE_DIR/report-vllm-$v.json" "$OUT/vllm-$v.json" >> "$LOG" 2>&1
       done ;;
     mutants)
       names=$(python3 -c 'from h2d_contracts.contracts.mutants import MUTANTS; print(" or ".join(n for n, m in MUTANTS.items() if m.needs == "cuda"))')

@@ -4,7 +4,8 @@ Usage::
 
     python tools/releases.py install vllm==0.15.1 sglang==0.5.23 ...   # one folder per release
     python tools/releases.py run vllm==0.15.1 ... [--seed N] [--out docs/records/conformance]
-    python tools/releases.py matrix [--out docs/records/conformance] > docs/conformance.md
+    python tools/releases.py carry vllm==0.15.1 ...     # slim source tarballs for a GPU machine (.gpu_carry/)
+    python tools/releases.py matrix [--out docs/records/conformance] [--gpu DIR] > docs/conformance.md
 
 ``install`` puts each release, without its dependency tree, in a folder of its own
 (``pip install --no-deps --target $H2D_RELEASES/<name>-<version>``, default
@@ -28,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RELEASES = Path(os.environ.get("H2D_RELEASES", ROOT / ".releases"))
@@ -151,16 +153,18 @@ def _version_key(v: str) -> tuple[int, ...]:
     return tuple(int(p) for p in re.findall(r"\d+", v))
 
 
-def matrix(out: Path) -> str:
+def _reports(out: Path) -> list[tuple[str, dict[str, Any]]]:
     reports = []
     for path in sorted(out.glob("*.json")):
         data = json.loads(path.read_text())
         if "contracts" in data and "target" in data:
             reports.append((path.stem, data))
-    if not reports:
-        raise SystemExit(f"no reports in {out}")
     reports.sort(key=lambda r: (r[0].split("-")[0], _version_key(r[1].get("target_version", ""))))
-    contracts = sorted({c for _, d in reports for c in d["contracts"]})
+    return reports
+
+
+def _table(reports: list[tuple[str, dict[str, Any]]], contracts: list[str]) -> tuple[list[str], list[str]]:
+    """The matrix's rows for ``reports`` over ``contracts``, and the kinds of failure they list."""
     lines = [
         "| release | target | exit | " + " | ".join(contracts) + " |",
         "|---|---|---|" + "---|" * len(contracts),
@@ -183,6 +187,16 @@ def matrix(out: Path) -> str:
                     details.append(f"- {stem} `{c}`: " + "; ".join(k[:140] for k in kinds))
             cells.append(cell)
         lines.append(f"| {stem} | {d['target']} | {d.get('exitstatus', '?')} | " + " | ".join(cells) + " |")
+    return lines, details
+
+
+def matrix(out: Path, gpu: Path | None = None) -> str:
+    """The conformance matrix as markdown: the CPU records of ``out``, then the GPU records of ``gpu`` (if any)."""
+    reports = _reports(out)
+    if not reports:
+        raise SystemExit(f"no reports in {out}")
+    contracts = sorted({c for _, d in reports for c in d["contracts"]})
+    lines, details = _table(reports, contracts)
     head = [
         "# Conformance matrix: published vLLM and SGLang releases against the contract suite",
         "",
@@ -199,7 +213,79 @@ def matrix(out: Path) -> str:
         "needs a GPU (or two).",
         "",
     ]
-    return "\n".join(head + lines + ["", "Kinds of failure (the digest's one-line descriptions):", ""] + details) + "\n"
+    gpu_part: list[str] = []
+    gpu_reports = _reports(gpu) if gpu is not None and gpu.is_dir() else []
+    if gpu_reports:
+        ran = sorted(
+            {c for _, d in gpu_reports for c, e in d["contracts"].items() if e.get("outcome") != "not collected"}
+        )
+        g_lines, g_details = _table(gpu_reports, ran)
+        first = gpu_reports[0][1]
+        gpu_part = [
+            "",
+            f"## On a GPU: the contracts of Model Runner V2's utilities ({gpu.relative_to(ROOT) if gpu.is_relative_to(ROOT) else gpu})",
+            "",
+            "Releases whose `buffer_utils.py` needs UVA (0.15 to 0.29: no `NonUvaBuffer`) are judged only where CUDA",
+            "runs. Written from the records of `RELEASE_TGZS=... bash tools/gpu_runner.sh releases` (tests/test_buffer_utils.py,",
+            "its CPU and CUDA halves, against each release's slim source tarball).",
+            "",
+            f"Seed {first.get('seed')}; torch {first.get('torch')}; machine: {first.get('machine', '?')}; {first.get('date', '')}.",
+            "",
+            *g_lines,
+            "",
+            "Kinds of failure:",
+            "",
+            *g_details,
+        ]
+    return (
+        "\n".join(
+            head + lines + ["", "Kinds of failure (the digest's one-line descriptions):", ""] + details + gpu_part
+        )
+        + "\n"
+    )
+
+
+#: What a slim source tarball of a vLLM release keeps: the files the vllm target reads (contracts/targets/vllm.py,
+#: vllm_buffer_utils.py) and the wheel's METADATA (its version), a few dozen kB instead of a 300 MB wheel.
+SLIM_MEMBERS = (
+    r"vllm/__init__\.py",
+    r"vllm/_version\.py",
+    r"vllm/version\.py",
+    r"vllm/utils/[^/]+\.py",
+    r"vllm/v1/utils\.py",
+    r"vllm/v1/worker/cpu/shm\.py",
+    r"vllm/v1/worker/gpu/buffer_utils\.py",
+    r"vllm-[^/]+\.dist-info/METADATA",
+)
+
+
+def carry(releases: list[str], dest: Path) -> None:
+    """Write ``dest/vllm-X-slim.tgz`` for each ``vllm==X``: the release's wheel downloaded (``pip download --no-deps``)
+    and cut to :data:`SLIM_MEMBERS`, for a GPU machine that cannot reach a package index (tools/gpu_runner.sh's
+    ``releases`` stage, ``RELEASE_TGZS``)."""
+    import io
+    import tarfile
+    import zipfile
+
+    dest.mkdir(parents=True, exist_ok=True)
+    for release in releases:
+        name, version = _split(release)
+        if name != "vllm":
+            raise SystemExit(f"{release}: only vLLM releases have a slim tarball")
+        with tempfile.TemporaryDirectory() as tmp:
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "-q", "--no-deps", f"vllm=={version}", "-d", tmp], check=True
+            )
+            wheel = next(Path(tmp).glob("vllm-*.whl"))
+            out = dest / f"vllm-{version}-slim.tgz"
+            with zipfile.ZipFile(wheel) as zf, tarfile.open(out, "w:gz") as tf:
+                for member in zf.namelist():
+                    if any(re.fullmatch(p, member) for p in SLIM_MEMBERS):
+                        data = zf.read(member)
+                        info = tarfile.TarInfo(member)
+                        info.size = len(data)
+                        tf.addfile(info, io.BytesIO(data))
+        print(f"{release}: {out} ({out.stat().st_size:,} bytes)", flush=True)
 
 
 def main() -> int:
@@ -212,15 +298,22 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=20261201)
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "records" / "conformance")
     p.add_argument("-n", dest="workers", default="auto")
+    p = sub.add_parser("carry")
+    p.add_argument("releases", nargs="+")
+    p.add_argument("--dest", type=Path, default=ROOT / ".gpu_carry")
     p = sub.add_parser("matrix")
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "records" / "conformance")
+    p.add_argument("--gpu", type=Path, default=ROOT / "docs" / "records" / "conformance" / "gpu")
     args = ap.parse_args()
     if args.cmd == "install":
         install(args.releases)
         return 0
+    if args.cmd == "carry":
+        carry(args.releases, args.dest)
+        return 0
     if args.cmd == "run":
         return run(args.releases, args.seed, args.out, args.workers)
-    sys.stdout.write(matrix(args.out))
+    sys.stdout.write(matrix(args.out, args.gpu))
     return 0
 
 
