@@ -12,6 +12,7 @@ fast path switched off; broken variants of each fast path must be caught.
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,6 +20,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from torch.overrides import TorchFunctionMode
 
 from h2d_contracts.h2d_impl import _host
 
@@ -213,3 +215,102 @@ def test_broken_fast_paths_are_caught(broken, monkeypatch):
             _both(data, infer_dtype=infer_dtype)
     finally:
         torch.set_default_dtype(before)
+
+
+# --- h2d._pinned_fast_path: the zero-copy DMA of an already pinned, contiguous tensor, without the general checks ---
+
+
+class _PinnedWithoutCuda(TorchFunctionMode):
+    """Simulated pinned memory on a CPU-only build (``is_pinned()`` True for the storages marked here), and every
+    ``Tensor.to`` aimed at a CUDA device recorded instead of run (there is no CUDA to run it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.pinned: set[int] = set()
+        self.moves: list[tuple[torch.Tensor, tuple[Any, ...], dict[str, Any]]] = []
+
+    def pin(self, t: torch.Tensor) -> torch.Tensor:
+        self.pinned.add(t.untyped_storage().data_ptr())
+        return t
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        name = getattr(func, "__name__", "")
+        if name == "is_pinned":
+            t = args[0]
+            return t.numel() > 0 and t.untyped_storage().data_ptr() in self.pinned
+        if name == "to" and any(isinstance(a, torch.device) and a.type == "cuda" for a in args[1:]):
+            self.moves.append((args[0], args[1:], kwargs))
+            return "moved"
+        return func(*args, **kwargs)
+
+
+_CUDA0 = torch.device("cuda", 0)
+
+
+def _pinned_cases(mode: _PinnedWithoutCuda) -> list[tuple[str, torch.Tensor, Any, bool]]:
+    """(name, data, device, whether the fast path takes it)."""
+    base = mode.pin(torch.arange(12, dtype=torch.int32).reshape(3, 4))
+    grad = mode.pin(torch.ones(4))
+    grad.requires_grad_(True)
+    cplx = mode.pin(torch.ones(4, dtype=torch.complex64))
+    return [
+        ("pinned contiguous, 'cuda:0'", base, "cuda:0", True),
+        ("pinned contiguous, torch.device('cuda', 0)", base, _CUDA0, True),
+        ("pinned contiguous, 0", base, 0, True),
+        ("pinned row slice (contiguous view)", base[1:], "cuda:0", True),
+        ("pageable", torch.arange(4), "cuda:0", False),
+        ("pinned transposed", base.t(), "cuda:0", False),
+        ("pinned column slice", base[:, :2], "cuda:0", False),
+        ("pinned, requires grad", grad, "cuda:0", False),
+        ("pinned conj view", cplx.conj(), "cuda:0", False),
+        ("pinned neg view", torch._neg_view(base), "cuda:0", False),
+        ("pinned, bare 'cuda' (never cached)", base, "cuda", False),
+        ("pinned, device True", base, True, False),
+        ("pinned, device 'cpu'", base, "cpu", False),
+        ("pinned, an unresolved spelling", base, "cuda:7", False),
+    ]
+
+
+def test_pinned_fast_path_takes_exactly_what_the_zero_copy_branch_takes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path takes a pinned, contiguous, plain tensor aimed at an already resolved CUDA spelling, and issues
+    the same ``.to(target, non_blocking=True)`` as the zero-copy branch of ``_to_device``; everything else (pageable,
+    strided, requiring grad, conj/neg views, uncached or bad devices) goes to the general path (None). Every input it
+    takes is one the general path also DMAs from its own memory (``_zero_copy_ok`` and contiguous)."""
+    from h2d_contracts.h2d_impl import h2d as R
+
+    for spelling in ("cuda:0", _CUDA0, 0):
+        monkeypatch.setitem(R._RESOLVED, (type(spelling), spelling), _CUDA0)
+    monkeypatch.setitem(R._RESOLVED, (str, "cpu"), torch.device("cpu"))
+    with _PinnedWithoutCuda() as mode:
+        for name, data, device, taken in _pinned_cases(mode):
+            mode.moves.clear()
+            got = R._pinned_fast_path(data, device)
+            if not taken:
+                assert got is None and not mode.moves, name
+                continue
+            assert got == "moved", name
+            ((moved, args, kwargs),) = mode.moves
+            assert moved is data and args == (_CUDA0,) and kwargs == {"non_blocking": True}, name
+            assert R._zero_copy_ok(data, data, data.dtype) and data.is_contiguous(), name
+
+
+def test_pinned_fast_path_only_for_plain_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_async_h2d`` tries the fast path only without ``out``, for a plain ``torch.Tensor`` (no subclass), with no
+    dtype or the data's own: a conversion, an ``out`` or a subclass takes the general path."""
+    from h2d_contracts.h2d_impl import h2d as R
+
+    tried: list[Any] = []
+    monkeypatch.setattr(R, "_pinned_fast_path", lambda data, device: tried.append(data))
+    t = torch.arange(4)
+    for call in (
+        lambda: R._async_h2d(t, "cpu", torch.float32, None),
+        lambda: R._async_h2d(t, None, None, torch.zeros(4, dtype=torch.int64)),
+        lambda: R._async_h2d(torch.nn.Parameter(torch.ones(2), requires_grad=False), "cpu", None, None),
+        lambda: R._async_h2d([1, 2], "cpu", None, None),
+    ):
+        call()
+    assert tried == []
+    R._async_h2d(t, "cpu", torch.int64, None)
+    R._async_h2d(t, "cpu", None, None)
+    assert len(tried) == 2
