@@ -27,6 +27,13 @@ CALIBRATION_FACTOR = 10.0
 CONFIRM_FACTOR = 4.0
 #: No timed call queues more than this (ms).
 MAX_BUSY_MS = 2000.0
+#: A call that waited but took more than this many times the queued work (plus its own warm time) was slowed by
+#: something else (other processes on the host: a verification run sharing the H200 with 30 others saw a correct
+#: call take 2,055 ms behind 269 ms of work): no evidence of waiting; the kit queues more work and tries again.
+SLOW_HOST_FACTOR = 1.5
+#: Tries of one timed call at most (the work growing by CONFIRM_FACTOR up to MAX_BUSY_MS): two judged waits fail it,
+#: fewer pass it (a host too loaded to judge, never a verdict on the target).
+MAX_ATTEMPTS = 5
 
 _CALIBRATION: dict[int, float] = {}
 
@@ -103,12 +110,22 @@ def _returns_while_busy(
     """non-blocking: ``fn()`` behind calibrated queued work, confirmed once before failing; ``(result, host ms)``."""
     queued = min(MAX_BUSY_MS, max(busy_ms, CALIBRATION_FACTOR * warm_ms))
     seen: list[tuple[float, float]] = []
-    for factor in (1.0, CONFIRM_FACTOR):
-        work = min(MAX_BUSY_MS, queued * factor)
+    work = queued
+    for _ in range(MAX_ATTEMPTS):
         result, host_ms, waited = _timed_behind_busy(fn, device, work)
         if not waited:
             return result, host_ms
-        seen.append((work, host_ms))
+        if host_ms <= SLOW_HOST_FACTOR * work + warm_ms:
+            seen.append((work, host_ms))  # returned about when the work ended: a wait
+            if len(seen) == 2:
+                break
+        # else the call took far longer than the work itself (a host slowed by other load): no evidence either way
+        work = min(MAX_BUSY_MS, work * CONFIRM_FACTOR)
+    if len(seen) < 2:
+        # never judged twice in MAX_ATTEMPTS tries: every try but one was slower than its work by far, which says
+        # nothing about waiting; a verdict here would be the host's load, not the target's (the target on a quiet
+        # host is judged at its first two tries)
+        return result, host_ms
     fail(
         "non-blocking",
         f"{what} blocked the host until the stream's queued work had finished, twice (behind "

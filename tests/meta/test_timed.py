@@ -57,6 +57,50 @@ def test_a_call_that_does_not_wait_is_timed_once_behind_calibrated_work(monkeypa
     assert queued == [G.MAX_BUSY_MS]
 
 
+def test_a_wait_far_slower_than_its_work_is_no_evidence(monkeypatch):
+    """A call that waited but took far longer than the queued work (a host slowed by other load) is not counted: the
+    work grows and the call is tried again; a correct call on such a host is never failed by those tries."""
+    queued: list[float] = []
+    host = iter([2055.0, 1241.0 * 4, 900.0])  # the H200 run sharing its host with 30 others: slow, slow, then quick
+
+    def timed(fn, device, busy_ms):
+        queued.append(busy_ms)
+        ms = next(host)
+        return fn(), ms, ms > busy_ms  # it "waited" only because it was slower than the work
+
+    monkeypatch.setattr(G, "_timed_behind_busy", timed)
+    assert G._returns_while_busy(lambda: 7, None, 269.0, 1.0, "the call", "f(x)") == (7, 900.0)
+    assert queued == [269.0, 269.0 * G.CONFIRM_FACTOR, G.MAX_BUSY_MS]
+
+
+def test_a_blocking_call_on_a_slow_host_still_fails(monkeypatch):
+    """A call that returns right after the work ends is judged a wait, slow tries between its judged ones skipped."""
+    queued: list[float] = []
+    extra = iter([1.0, 5000.0, 1.0])
+
+    def timed(fn, device, busy_ms):
+        queued.append(busy_ms)
+        return fn(), busy_ms + next(extra), True
+
+    monkeypatch.setattr(G, "_timed_behind_busy", timed)
+    with pytest.raises(ContractViolation, match="twice"):
+        G._returns_while_busy(lambda: 7, None, G.BUSY_MS, 1.0, "the call", "f(x)")
+    assert len(queued) == 3
+
+
+def test_never_judged_twice_is_no_verdict(monkeypatch):
+    """Every try far slower than its work: MAX_ATTEMPTS tries, then no verdict (the load's, not the target's)."""
+    queued: list[float] = []
+
+    def timed(fn, device, busy_ms):
+        queued.append(busy_ms)
+        return fn(), 10 * busy_ms + 10_000.0, True
+
+    monkeypatch.setattr(G, "_timed_behind_busy", timed)
+    G._returns_while_busy(lambda: 7, None, G.BUSY_MS, 1.0, "the call", "f(x)")
+    assert len(queued) == G.MAX_ATTEMPTS
+
+
 class _Event:
     def __init__(self, done: bool) -> None:
         self.done = done
