@@ -14,6 +14,10 @@ def test_buffer_wide_unsigned(target, device):
     P.prop_buffer_wide_unsigned(target, device)
 
 
+def test_buffer_default_pinning(target, device):
+    P.prop_buffer_default_pinning(target, device)
+
+
 test_buffer_numpy_rejected = contract_test(P.prop_buffer_numpy_rejected)
 
 

@@ -59,6 +59,14 @@ def test_non_blocking_after_trims(target, cuda_device):
     P.prop_non_blocking_after_trims(target, cuda_device)
 
 
+def test_cap_wait_for_oldest_copy(target, cuda_device):
+    P.prop_cap_wait_for_oldest_copy(target, cuda_device)
+
+
+def test_pinned_hazard_small(target, cuda_device):
+    P.prop_pinned_hazard_small(target, cuda_device)
+
+
 test_buffer_hazard = contract_test(P.prop_buffer_hazard, device_arg="cuda_device")
 
 

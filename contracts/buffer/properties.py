@@ -15,9 +15,11 @@ from hypothesis.stateful import (
 )
 
 import h2d_contracts.strategies as hs
+from h2d_contracts.harness.checks import check
 from h2d_contracts.harness.registry import prop
 from h2d_contracts.harness.runner import SUPPRESS, Rows, nondeterministic, require_device, run_given
 from h2d_contracts.harness.target import Target
+from h2d_contracts.harness.violations import NotApplicable, fail
 
 from .construction import check_buffer_constructed, check_buffer_init
 from .copies import check_copy_to_cpu, check_copy_to_gpu, check_roundtrip_bits, check_row_count_rejected
@@ -207,3 +209,51 @@ def prop_buffer_state_machine(target: Target, device: torch.device, **overrides:
         run_state_machine_as_test(machine, settings=settings(**kw))
     except Flaky as exc:
         raise nondeterministic(exc, "buffer", "prop_buffer_state_machine") from exc
+
+
+@check("buffer")
+def check_buffer_default_pinning(target: Target, device: torch.device) -> None:
+    """buffer: ``CpuGpuBuffer(rows, dtype=..., device=...)`` with ``pin_memory`` left out pins ``.cpu`` exactly where
+    pinned memory is available: the default of vLLM's buffer since it has one (``pin_memory=PIN_MEMORY``, i.e.
+    ``is_pin_memory_available()``) and of the reference (``None``: where available). A constructor without a default
+    for it (vLLM 0.10-0.21) is not applicable. A default of ``False`` leaves every engine buffer built the short way
+    pageable, so each ``copy_to_gpu`` waits for the stream (an outside round's GPU bug, r45)."""
+    import inspect
+
+    try:
+        parameter = inspect.signature(target.buffer_cls).parameters.get("pin_memory")
+    except (TypeError, ValueError):
+        parameter = None
+    if parameter is None or parameter.default is inspect.Parameter.empty:
+        raise NotApplicable(f"{target.buffer_name} has no default for pin_memory: every caller passes it")
+    call = f"{target.buffer_name}(4096, dtype=torch.int32, device={str(device)!r})"
+    try:
+        buf = target.buffer_cls(4096, dtype=torch.int32, device=device)
+    except Exception as exc:  # noqa: BLE001 - a valid construction that raises is this contract's failure
+        fail(
+            "buffer",
+            "a construction with pin_memory left out raised",
+            got=f"{type(exc).__name__}: {exc}",
+            expected="a buffer",
+            call=call,
+        )
+    want = bool(target.pin_memory_available())
+    if bool(buf.cpu.is_pinned()) != want:
+        fail(
+            "buffer",
+            "pin_memory left out: .cpu pinned-ness",
+            got=bool(buf.cpu.is_pinned()),
+            expected=f"{want} (pinned exactly where pinned memory is available: vLLM's default PIN_MEMORY)",
+            call=call,
+        )
+
+
+@prop("buffer", table=True)
+def prop_buffer_default_pinning(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: a buffer built with ``pin_memory`` left out is pinned exactly where pinned memory is available (a table
+    of one row)."""
+    target.require("buffer", "buffer")
+    del overrides
+    rows = Rows("pin_memory left out")
+    rows.row(check_buffer_default_pinning, target, device)
+    rows.finish()

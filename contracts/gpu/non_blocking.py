@@ -21,6 +21,7 @@ from .timing import (
     BUSY_MS,
     _bits,
     _returns_while_busy,
+    busy,
     requires_cuda,
 )
 
@@ -313,4 +314,74 @@ def prop_non_blocking_after_trims(target: Target, device: torch.device, **overri
     del overrides
     rows = Rows("non-blocking after trims")
     rows.row(check_non_blocking_after_trims, target, device)
+    rows.finish()
+
+
+@check("non-blocking")
+def check_cap_wait_for_oldest_copy(
+    target: Target, device: torch.device, nbytes: int, count: int, *, busy_ms: float = 500.0
+) -> None:
+    """non-blocking (CUDA): ``count - 1`` calls of ``nbytes`` queued behind ``busy_ms`` of work fill a staging
+    pool to its cap; then long work is queued after them, and one more call must wait at most for the *oldest*
+    block's own copy, not for the work queued after it: it returns while that later work still runs.
+
+    A pool at its cap waits for its oldest block's done event; waiting on that block's
+    whole stream (``stream.synchronize()``) also waits for everything queued after the
+    copy, an engine's next forward pass included (an outside round's GPU bug, r45). Read
+    off events, not the host's clock: the first calls' work must still be queued when they
+    return (doubled up to twice, else not applicable on this host), and the later work's
+    event must not be done when the last call returns.
+    """
+    requires_cuda(target, "non-blocking", device)
+    target.require_input("ndarray", "non-blocking")
+    import numpy as np
+
+    payloads = [np.full(nbytes // 4, k + 1, dtype=np.int32) for k in range(count)]
+    later_ms = 8 * busy_ms
+    for work in (busy_ms, 2 * busy_ms, 4 * busy_ms):
+        synchronize()
+        first = busy(work, device)
+        results = [call_valid("non-blocking", target, p, {"device": device}) for p in payloads[:-1]]
+        still_queued = not first.query()
+        later = busy(max(later_ms, 2 * work), device)  # queued after every copy of the first calls
+        results.append(call_valid("non-blocking", target, payloads[-1], {"device": device}))
+        later_running = not later.query()
+        synchronize()
+        if still_queued:
+            break
+    else:
+        raise NotApplicable(
+            f"non-blocking: {count - 1} calls of {nbytes >> 20} MiB took longer on this host than {4 * busy_ms:.0f} ms of queued work"
+        )
+    if not later_running:
+        fail(
+            "non-blocking",
+            f"a call past a staging cap ({count} x {nbytes >> 20} MiB) waited for the work queued after the oldest "
+            "block's copy (the whole stream), not for that copy alone",
+            got="returned after the later work had finished",
+            expected="a return while the later work still runs (the oldest block's copy ran long before it)",
+            call=f"<stream busy {work:.0f} ms>; [f(np.full({nbytes // 4}, k + 1, np.int32), device={str(device)!r}) "
+            f"for k in range({count - 1})]; <stream busy {max(later_ms, 2 * work):.0f} ms>; f(np.full({nbytes // 4}, "
+            f"{count}, np.int32), device={str(device)!r})",
+        )
+    for k, r in enumerate(results):
+        if not bool((r.detach().view(-1) == k + 1).all()):
+            fail(
+                "non-blocking",
+                f"call {k} of {count} calls past a staging cap",
+                got="other values",
+                expected=f"every element {k + 1}",
+                call=f"[f(np.full({nbytes // 4}, k + 1, np.int32), device={str(device)!r}) for k in range({count})]",
+            )
+
+
+@prop("non-blocking", table=True, timed=True)
+def prop_cap_wait_for_oldest_copy(target: Target, device: torch.device, **overrides: Any) -> None:
+    """non-blocking: a call past a staging cap waits for the oldest block's copy only, never for work queued after
+    it (5 x 256 MiB, past the reference's 1 GiB cap; a table)."""
+    requires_cuda(target, "non-blocking", device)
+    target.require_input("ndarray", "non-blocking")
+    del overrides
+    rows = Rows("a call past a staging cap")
+    rows.row(check_cap_wait_for_oldest_copy, target, device, 256 << 20, 5)
     rows.finish()

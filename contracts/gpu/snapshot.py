@@ -440,3 +440,34 @@ def prop_queued_past_cap(target: Target, device: torch.device, **overrides: Any)
     for nbytes, count in QUEUED_PAST_CAP:
         rows.row(check_queued_past_cap, target, device, nbytes, count)
     rows.finish()
+
+
+#: Pinned inputs of one element (and two): a target that sends a one-element pinned tensor as a fill of its value
+#: (``torch.full(shape, x.item())``: no DMA) makes a hidden snapshot, which the drawn hazard property meets only
+#: when its shapes come out at one element (an outside round's GPU bug, r45).
+PINNED_SMALL_SHAPES = ((), (1,), (1, 1), (2,))
+PINNED_SMALL_DTYPES = (
+    torch.float32,
+    torch.float16,
+    torch.bfloat16,
+    torch.float64,
+    torch.int64,
+    torch.int32,
+    torch.uint8,
+)
+
+
+@prop("snapshot", table=True)
+def prop_pinned_hazard_small(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot: the documented hazard and wait for pinned inputs of 0-d, one and two elements of every common dtype
+    (a table): the DMA reads the caller's pinned memory when it runs, so an overwrite before it reaches the device."""
+    requires_cuda(target, "snapshot", device)
+    target.require_input("tensor", "snapshot")
+    del overrides  # deterministic: every row every run
+    rows = Rows("pinned inputs of one and two elements")
+    for dtype in PINNED_SMALL_DTYPES:
+        for shape in PINNED_SMALL_SHAPES:
+            values = torch.arange(1, 1 + int(np.prod(shape, dtype=np.int64)), dtype=torch.int64).reshape(shape)
+            t = values.to(dtype).pin_memory()
+            rows.row(check_pinned_hazard, target, t, {"device": device})
+    rows.finish()

@@ -136,3 +136,75 @@ def pin_probe_on_default_device() -> Target:
             return R.async_tensor_h2d(data, device, dtype, out)
 
     return reference_target("pin_probe_on_default_device", fn)
+
+
+# --- the GPU kinds the outside round r45 found missing ---
+
+
+class _StreamWideDone:
+    """A chunk's done event whose ``synchronize`` waits for the chunk's whole stream (``stream.synchronize()``)."""
+
+    def __init__(self, event: Any, stream: Any) -> None:
+        self.event, self.stream = event, stream
+
+    def synchronize(self) -> None:
+        self.stream.synchronize()
+
+    def query(self) -> bool:
+        return bool(self.event.query())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.event, name)
+
+
+class CapWaitSyncsStream(_P.StagingPool):
+    """At its cap the pool waits for its oldest block's stream, not the block's own done event."""
+
+    def _take(self, want: int) -> _P._Chunk:
+        oldest = self._inflight[0] if self._inflight else None
+        if oldest is None or oldest.stream is None or isinstance(oldest.done, _StreamWideDone):
+            return super()._take(want)
+        real = oldest.done
+        oldest.done = _StreamWideDone(real, oldest.stream)
+        try:
+            return super()._take(want)
+        finally:
+            if oldest.done.__class__ is _StreamWideDone:
+                oldest.done = real
+
+
+@mutant(killed_by=("non-blocking",), needs="cuda", by=("prop_cap_wait_for_oldest_copy",))
+def cap_wait_syncs_whole_stream() -> Target:
+    """A staging pool at its cap waits with ``oldest.stream.synchronize()`` ("the stream is where its copy runs")
+    instead of the block's done event: the call waits for everything queued after that copy, the next forward pass
+    included."""
+    return reference_target("cap_wait_syncs_whole_stream", _with_pools(CapWaitSyncsStream))
+
+
+def _scalar_as_fill(data: Any, device: Any = None, dtype: Any = None, out: Any = None) -> torch.Tensor:
+    if out is None and isinstance(data, torch.Tensor) and data.numel() == 1 and data.is_pinned():
+        target = R._resolve_device(device)
+        # "a one-element DMA costs a launch; a fill costs one too and needs no staging"
+        return torch.full(tuple(data.shape), data.item(), dtype=dtype or data.dtype, device=target)
+    return R.async_tensor_h2d(data, device, dtype, out)
+
+
+@mutant(killed_by=("snapshot",), needs="cuda", by=("prop_pinned_hazard_small",))
+def pinned_scalar_sent_as_fill() -> Target:
+    """A pinned one-element tensor is sent as ``torch.full(shape, x.item())``: no DMA, so a hidden snapshot (an
+    overwrite before the copy would have run never reaches the device) and NaN payloads rewritten."""
+    return reference_target("pinned_scalar_sent_as_fill", _scalar_as_fill)
+
+
+class _PageableByDefault(ReferenceBuffer):
+    def __init__(
+        self, *size: int, dtype: torch.dtype, device: Any, pin_memory: bool | None = False, with_numpy: bool = True
+    ) -> None:
+        super().__init__(*size, dtype=dtype, device=device, pin_memory=pin_memory, with_numpy=with_numpy)
+
+
+@mutant(killed_by=("buffer",), needs="cuda", by=("prop_buffer_default_pinning",))
+def buffer_default_not_pinned() -> Target:
+    """``CpuGpuBuffer``'s ``pin_memory`` defaults to ``False`` ("explicit is better"): every buffer an engine builds
+    without the argument is pageable, and its ``copy_to_gpu`` waits for the stream."""
+    return reference_target("buffer_default_not_pinned", buffer_cls=_PageableByDefault)
