@@ -430,6 +430,40 @@ def check_uva_rows(target: Target, size: Any, dtype: torch.dtype, n: Any) -> Non
 
 
 @check("uva")
+def check_uva_refused_without_uva(target: Target) -> None:
+    """uva: on a host without UVA (no CUDA device, or no pinned memory) ``UvaBuffer(size, dtype)`` raises
+    ``RuntimeError``, as vLLM's does (``is_uva_available()`` false): it never builds a buffer whose ``uva()`` has no
+    device view (docs/reference.md, Model Runner V2). Where UVA is available the row has nothing to judge (the other
+    rows judge the view)."""
+    from h2d_contracts.harness.target import torch_pin_memory_available
+
+    if torch.cuda.is_available() and torch_pin_memory_available():
+        return
+    cls = utils(target, "uva", "UvaBuffer")
+    call = "UvaBuffer(4, torch.int32)  # on a host without UVA"
+    try:
+        buf = cls(4, torch.int32)
+    except RuntimeError:
+        return
+    except Exception as exc:  # noqa: BLE001 - another type is the failure reported
+        fail(
+            "uva",
+            "UvaBuffer built on a host without UVA",
+            got=f"{type(exc).__name__}: {exc}",
+            expected="RuntimeError",
+            call=call,
+        )
+    view = getattr(buf, "uva", None)
+    fail(
+        "uva",
+        "UvaBuffer built on a host without UVA",
+        got=f"a buffer (its uva: {type(view).__name__})",
+        expected="RuntimeError, as vLLM's UvaBuffer raises when is_uva_available() is false",
+        call=call,
+    )
+
+
+@check("uva")
 def check_uva_read_at_kernel_time(target: Target, rows: int, n: int | None = None) -> None:
     """uva (CUDA): a reader of ``uva(n)`` (``uva()`` for None) queued behind busy work sees what the host wrote after
     the call: the view of every ``n`` is the host's memory, not a copy of its rows."""
@@ -574,7 +608,8 @@ def prop_pool_rows(target: Target, device: torch.device, **overrides: Any) -> No
 
 @prop("uva", table=True)
 def prop_uva_rows(target: Target, device: torch.device, **overrides: Any) -> None:
-    """uva: uva(n) for n in [0, rows] and None, refusals past the rows, negative, float and bool (a table)."""
+    """uva: uva(n) for n in [0, rows] and None, refusals past the rows, negative, float and bool, and ``UvaBuffer``
+    refused on a host without UVA (a table)."""
     target.require("buffer-utils", "uva")
     del device  # the pool's slots live on this platform's device (CUDA where UVA is available), whatever the test's
     del overrides
@@ -590,6 +625,7 @@ def prop_uva_rows(target: Target, device: torch.device, **overrides: Any) -> Non
     for size in (5, (5, 3)):
         for n in (None, 0, 1, 5, 6, 9, -1, 2.0, True):
             rows.row(check_uva_rows, target, size, torch.int64, n)
+    rows.row(check_uva_refused_without_uva, target)
     rows.finish()
 
 

@@ -35,6 +35,7 @@ from . import (  # noqa: F401 - registers the mutants
     r41_kinds,
     r42_kinds,
     r44_kinds,
+    r45_kinds,
     reliability,
     scale,
     sequence,
