@@ -164,3 +164,49 @@ def test_an_untimed_property_still_reports_every_kind():
     with pytest.raises(BaseExceptionGroup) as info:
         run_given(body, {"max_examples": 30, "database": None})
     assert len(info.value.exceptions) == 2
+
+
+def _cap_wait(monkeypatch: pytest.MonkeyPatch, answers: list[bool]) -> list[float]:
+    """``check_cap_wait_for_oldest_copy`` with CUDA replaced: each ``busy`` returns an event whose ``query`` gives the
+    next of ``answers``; calls return their payload as a tensor. Returns the ms of work each ``busy`` queued."""
+    import numpy as np
+    import torch
+
+    from h2d_contracts.contracts.gpu import non_blocking as N
+
+    queued: list[float] = []
+    it = iter(answers)
+
+    def busy(ms, device):
+        queued.append(ms)
+        return _Event(next(it))
+
+    monkeypatch.setattr(N, "busy", busy)
+    monkeypatch.setattr(N, "requires_cuda", lambda *a, **k: None)
+    monkeypatch.setattr(N, "synchronize", lambda: None)
+    monkeypatch.setattr(N, "call_valid", lambda contract, target, data, kwargs: torch.from_numpy(np.asarray(data)))
+
+    class _T:
+        def require_input(self, *a):
+            return None
+
+    N.check_cap_wait_for_oldest_copy(_T(), torch.device("cpu"), 64, 3, busy_ms=10.0)
+    return queued
+
+
+def test_cap_wait_passes_when_the_later_work_still_runs(monkeypatch):
+    # first work still queued after the first calls (False), later work still running at the last return (False)
+    assert _cap_wait(monkeypatch, [False, False]) == [10.0, 80.0]
+
+
+def test_cap_wait_fails_when_the_last_call_outlasts_the_later_work(monkeypatch):
+    with pytest.raises(ContractViolation, match="waited for the work queued after the oldest"):
+        _cap_wait(monkeypatch, [False, True])
+
+
+def test_cap_wait_needs_the_first_calls_queued_and_says_so(monkeypatch):
+    """The first calls finished before their work three times (a slow host): not applicable, never a verdict."""
+    from h2d_contracts.harness.violations import NotApplicable
+
+    with pytest.raises(NotApplicable, match="took longer on this host"):
+        _cap_wait(monkeypatch, [True, True, True, True, True, True])
