@@ -157,7 +157,7 @@ def _torch_settings() -> dict[str, str]:
     flags["torch.get_deterministic_debug_mode()"] = repr(torch.get_deterministic_debug_mode())
     flags["torch.backends.opt_einsum"] = repr((torch.backends.opt_einsum.enabled, torch.backends.opt_einsum.strategy))
     flags["torch.backends.mha.get_fastpath_enabled()"] = repr(torch.backends.mha.get_fastpath_enabled())
-    flags["torch.multiprocessing.get_sharing_strategy()"] = repr(torch.multiprocessing.get_sharing_strategy())
+    flags["torch.multiprocessing.get_sharing_strategy()"] = repr(torch.multiprocessing.get_sharing_strategy())  # type: ignore[no-untyped-call]
     return flags
 
 
@@ -264,7 +264,7 @@ def _threads() -> frozenset[str]:
 
 _LOGGING = "logging's configuration (levels, handlers, filters of every logger; logging.disable)"
 #: A logger as ``logging.getLogger(name)`` creates it: level NOTSET, enabled, propagating, no handlers or filters.
-_UNCONFIGURED = (logging.NOTSET, False, True, [], [])
+_UNCONFIGURED: tuple[Any, ...] = (logging.NOTSET, False, True, [], [])
 _REBOUND = "functions of torch, numpy, builtins, warnings, copy, threading (rebound: monkeypatched)"
 
 #: What :func:`process_state` reads: name -> a function returning a comparable value.

@@ -220,15 +220,18 @@ def check_buffer_default_pinning(target: Target, device: torch.device) -> None:
     pageable, so each ``copy_to_gpu`` waits for the stream (an outside round's GPU bug, r45)."""
     import inspect
 
+    cls = target.buffer_cls
+    if cls is None:
+        raise NotApplicable(f"contract 'buffer' needs a CpuGpuBuffer, which target '{target.name}' lacks")
     try:
-        parameter = inspect.signature(target.buffer_cls).parameters.get("pin_memory")
+        parameter = inspect.signature(cls).parameters.get("pin_memory")
     except (TypeError, ValueError):
         parameter = None
     if parameter is None or parameter.default is inspect.Parameter.empty:
         raise NotApplicable(f"{target.buffer_name} has no default for pin_memory: every caller passes it")
     call = f"{target.buffer_name}(4096, dtype=torch.int32, device={str(device)!r})"
     try:
-        buf = target.buffer_cls(4096, dtype=torch.int32, device=device)
+        buf = cls(4096, dtype=torch.int32, device=device)
     except Exception as exc:  # noqa: BLE001 - a valid construction that raises is this contract's failure
         fail(
             "buffer",

@@ -27,7 +27,7 @@ class _DeferredUva(U.UvaBuffer):
         shape, dtype = U._shape(size), U._dtype(dtype)
         self.cpu = torch.zeros(shape, dtype=dtype, device="cpu")
         self.np = self.cpu.numpy()
-        self._uva = None
+        self._uva = None  # type: ignore[assignment]
 
 
 @mutant(killed_by=("uva",), by=("prop_uva_rows",))
