@@ -208,15 +208,23 @@ def _small(res: dict) -> list[str]:
         "non-blocking copy); buffer_floor: CpuGpuBuffer.copy_to_gpu(n), the data already pinned",
         "",
     ]
-    L += _table(["n", "kind", "buffer_floor", "staged_floor", *names])
+    check = any("pinned_check_floor" in r for r in res["small"])
+    L += _table(["n", "kind", "buffer_floor", "staged_floor", *(["pinned_check_floor"] if check else []), *names])
     for r in res["small"]:
         base = r.get(floor)
         cells = [_cell(r, n, 1) + (f" ({r[n] / base:.1f}x)" if base and n in r else "") for n in names]
+        extra = f"{_cell(r, 'pinned_check_floor', 1)} | " if check else ""
         L.append(
-            f"| {r['n']} | {r['kind']} | {_cell(r, 'buffer_floor', 1)} | {_cell(r, 'staged_floor', 1)} | "
+            f"| {r['n']} | {r['kind']} | {_cell(r, 'buffer_floor', 1)} | {_cell(r, 'staged_floor', 1)} | {extra}"
             + " | ".join(cells)
             + " |"
         )
+    if check:
+        L += [
+            "",
+            "pinned_check_floor (pinned rows): `x.is_pinned()` then `x.to(device, non_blocking=True)`, the least a",
+            "correct zero-copy call does",
+        ]
     return L
 
 
