@@ -100,10 +100,14 @@ def _set_fill_flag(on: bool) -> None:
     setattr(torch.utils.deterministic, "fill_uninitialized_memory", on)  # noqa: B010
 
 
-def _print_options() -> tuple[Any, ...]:
+def _torch_print_options() -> dict[str, Any]:
     from torch._tensor_str import PRINT_OPTS  # torch has no public getter of its print options
 
-    return tuple(sorted(vars(PRINT_OPTS).items()))
+    return dict(vars(PRINT_OPTS))
+
+
+def _print_options() -> tuple[Any, ...]:
+    return tuple(sorted(_torch_print_options().items()))
 
 
 #: ``torch._C._get_*`` functions that are not process-wide settings (counters, caches, tables, constants of the build,
@@ -318,28 +322,29 @@ def process_state() -> dict[str, Any]:
     return {name: read() for name, read in _READERS.items()}
 
 
+def _dict_diff(old: dict[Any, Any], new: dict[Any, Any], missing: Any = "<absent>") -> tuple[Any, Any] | None:
+    """The entries of two dicts that differ, as ``(old's, new's)`` (an absent key compares as ``missing``, shows as
+    "<absent>"), or None when none does."""
+    diff = sorted(k for k in old.keys() | new.keys() if old.get(k, missing) != new.get(k, missing))
+    if not diff:
+        return None
+    return {k: old.get(k, "<absent>") for k in diff}, {k: new.get(k, "<absent>") for k in diff}
+
+
 def _changed_part(name: str, old: Any, new: Any) -> tuple[Any, Any] | None:
     """``(old, new)`` narrowed to what changed (dict readers: the changed keys), or None when nothing did."""
     if name in _NO_NEW:
         started = new - old
         return None if not started else ("none", sorted(started))
     if name == _LOGGING:  # a logger created by the call counts as changed only when configured
-        keys = old.keys() | new.keys()
-        diff = sorted(k for k in keys if old.get(k, _UNCONFIGURED) != new.get(k, _UNCONFIGURED))
-        return (
-            None if not diff else ({k: old.get(k, "<absent>") for k in diff}, {k: new.get(k, "<absent>") for k in diff})
-        )
+        return _dict_diff(old, new, missing=_UNCONFIGURED)
     if name == _REBOUND:
         rebound = _rebound(old, new)
         if not rebound:
             return None
         return {k: v[0] for k, v in rebound.items()}, {k: v[1] for k, v in rebound.items()}
     if isinstance(old, dict) and isinstance(new, dict):
-        keys = old.keys() | new.keys()
-        diff = sorted(k for k in keys if old.get(k, "<absent>") != new.get(k, "<absent>"))
-        if not diff:
-            return None
-        return {k: old.get(k, "<absent>") for k in diff}, {k: new.get(k, "<absent>") for k in diff}
+        return _dict_diff(old, new)
     return None if old == new else (old, new)
 
 
@@ -379,106 +384,95 @@ def _gc_thresholds() -> Iterator[None]:
         gc.set_threshold(*was)
 
 
-def _fill_uninitialized(on: bool) -> Callable[[], contextlib.AbstractContextManager[None]]:
-    @contextlib.contextmanager
-    def start() -> Iterator[None]:
-        was = _fill_flag()
-        _set_fill_flag(on)
-        try:
-            yield
-        finally:
-            _set_fill_flag(was)
-
-    return start
-
-
-def _settable() -> dict[str, Any]:
-    """The process-wide settings :func:`_as_started` puts back, read now."""
-    from torch._tensor_str import PRINT_OPTS  # torch has no public getter of its print options
-
-    return {
-        "warnings": list(warnings.filters),
-        "dtype": torch.get_default_dtype(),
-        "grad": torch.is_grad_enabled(),
-        "torch_print": dict(vars(PRINT_OPTS)),
-        "numpy_print": np.get_printoptions(),
-        "numpy_err": np.geterr(),
-        "fill": _fill_flag(),
-        "matmul": torch.get_float32_matmul_precision(),
-    }
-
-
-def _put(settings: dict[str, Any]) -> None:
-    warnings.filters[:] = settings["warnings"]  # type: ignore[index]
+def _put_warnings(filters: list[Any]) -> None:
+    warnings.filters[:] = filters  # type: ignore[index]
     # what simplefilter calls after changing the list (the once-registries' version); private, named by release
     mutated = getattr(warnings, "_filters_mutated", None) or getattr(warnings, "_filters_mutated_lock_held", None)
     if mutated is not None:
         mutated()
-    torch.set_default_dtype(settings["dtype"])
-    torch.set_grad_enabled(settings["grad"])
-    torch.set_printoptions(**settings["torch_print"])  # type: ignore[no-untyped-call]
-    np.set_printoptions(**settings["numpy_print"])
-    np.seterr(**settings["numpy_err"])
-    _set_fill_flag(settings["fill"])
-    torch.set_float32_matmul_precision(settings["matmul"])
 
 
-#: The settings as the kit's import found them (pytest's collection, before any test called a target).
-_STARTED = _settable()
+def _set_cudnn_benchmark(on: bool) -> None:
+    torch.backends.cudnn.benchmark = on
+
+
+def _set_matmul_tf32(on: bool) -> None:
+    torch.backends.cuda.matmul.allow_tf32 = on
+
+
+#: The process-wide settings a starting state sets and puts back: name -> (read it, write it). Print options are
+#: written as keyword arguments (a partial dict sets those options only; a full one, as read, restores them all).
+_SETTINGS: dict[str, tuple[Callable[[], Any], Callable[[Any], object]]] = {
+    "warnings": (lambda: list(warnings.filters), _put_warnings),
+    "dtype": (torch.get_default_dtype, torch.set_default_dtype),
+    "grad": (torch.is_grad_enabled, torch.set_grad_enabled),
+    "torch_print": (_torch_print_options, lambda v: torch.set_printoptions(**v)),  # type: ignore[no-untyped-call]
+    "numpy_print": (np.get_printoptions, lambda v: np.set_printoptions(**v)),
+    "numpy_err": (np.geterr, lambda v: np.seterr(**v)),
+    "fill": (_fill_flag, _set_fill_flag),
+    "matmul": (torch.get_float32_matmul_precision, torch.set_float32_matmul_precision),
+    "cudnn_benchmark": (lambda: torch.backends.cudnn.benchmark, _set_cudnn_benchmark),
+    "matmul_tf32": (lambda: torch.backends.cuda.matmul.allow_tf32, _set_matmul_tf32),
+    "warn_always": (torch.is_warn_always_enabled, torch.set_warn_always),
+    "recursion_limit": (sys.getrecursionlimit, sys.setrecursionlimit),
+    "log_level": (lambda: logging.root.level, logging.root.setLevel),
+    "socket_timeout": (socket.getdefaulttimeout, socket.setdefaulttimeout),
+}
+
+
+def _read_settings(names: Any) -> dict[str, Any]:
+    return {name: _SETTINGS[name][0]() for name in names}
+
+
+def _write_settings(values: dict[str, Any]) -> None:
+    for name, value in values.items():
+        _SETTINGS[name][1](value)
 
 
 @contextlib.contextmanager
-def _as_started() -> Iterator[None]:
+def _with_settings(values: dict[str, Any]) -> Iterator[None]:
+    """``values`` (name -> value, names of :data:`_SETTINGS`) set for the block, each put back as it was after it."""
+    was = _read_settings(values)
+    _write_settings(values)
+    try:
+        yield
+    finally:
+        _write_settings(was)
+
+
+def _fill_uninitialized(on: bool) -> Callable[[], contextlib.AbstractContextManager[None]]:
+    return lambda: _with_settings({"fill": on})
+
+
+#: The settings as the kit's import found them (pytest's collection, before any test called a target): what
+#: "as the process started" puts back.
+_STARTED = _read_settings(("warnings", "dtype", "grad", "torch_print", "numpy_print", "numpy_err", "fill", "matmul"))
+
+
+def _as_started() -> contextlib.AbstractContextManager[None]:
     """The settings put back as the process started (:data:`_STARTED`), then restored: a helper whose change persists
     is seen even when an earlier call of the process already made it (the check compares one call's before and
     after; an outside round's print options and uninitialised-memory switch went unseen from "as found")."""
-    was = _settable()
-    _put(_STARTED)
-    try:
-        yield
-    finally:
-        _put(was)
+    return _with_settings(_STARTED)
 
 
-@contextlib.contextmanager
-def _engine_settings() -> Iterator[None]:
+def _engine_settings() -> contextlib.AbstractContextManager[None]:
     """Settings a serving engine sets away from their defaults (cuDNN autotuning and TF32, float32 matmul precision
     "high", warnings always shown, short print options, a deeper recursion limit, INFO logging, a socket timeout),
     restored afterwards: a helper that *resets* one of them to its default is seen only from here."""
-    from torch._tensor_str import PRINT_OPTS  # torch has no public getter of its print options
-
-    was = (
-        torch.backends.cudnn.benchmark,
-        torch.backends.cuda.matmul.allow_tf32,
-        torch.get_float32_matmul_precision(),
-        torch.is_warn_always_enabled(),
-        dict(vars(PRINT_OPTS)),
-        np.get_printoptions(),
-        sys.getrecursionlimit(),
-        logging.root.level,
-        socket.getdefaulttimeout(),
+    return _with_settings(
+        {
+            "cudnn_benchmark": True,
+            "matmul_tf32": True,
+            "matmul": "high",
+            "warn_always": True,
+            "torch_print": {"precision": 2},
+            "numpy_print": {"precision": 3, "suppress": True},
+            "recursion_limit": sys.getrecursionlimit() + 1000,
+            "log_level": logging.INFO,
+            "socket_timeout": 30.0,
+        }
     )
-    torch.backends.cudnn.benchmark = True
-    torch.backends.cuda.matmul.allow_tf32 = True
-    torch.set_float32_matmul_precision("high")
-    torch.set_warn_always(True)
-    torch.set_printoptions(precision=2)  # type: ignore[no-untyped-call]
-    np.set_printoptions(precision=3, suppress=True)
-    sys.setrecursionlimit(was[6] + 1000)
-    logging.root.setLevel(logging.INFO)
-    socket.setdefaulttimeout(30.0)
-    try:
-        yield
-    finally:
-        torch.backends.cudnn.benchmark = was[0]
-        torch.backends.cuda.matmul.allow_tf32 = was[1]
-        torch.set_float32_matmul_precision(was[2])
-        torch.set_warn_always(was[3])
-        torch.set_printoptions(**was[4])  # type: ignore[no-untyped-call]
-        np.set_printoptions(**was[5])
-        sys.setrecursionlimit(was[6])
-        logging.root.setLevel(was[7])
-        socket.setdefaulttimeout(was[8])
 
 
 #: The process-wide states a call may start from (an engine that switched the collector off for its step loop; one
