@@ -21,7 +21,7 @@ from .timing import (
     BUSY_MS,
     _bits,
     _returns_while_busy,
-    busy,
+    calls_behind_queued_work,
     requires_cuda,
 )
 
@@ -337,22 +337,9 @@ def check_cap_wait_for_oldest_copy(
     import numpy as np
 
     payloads = [np.full(nbytes // 4, k + 1, dtype=np.int32) for k in range(count)]
-    later_ms = 8 * busy_ms
-    for work in (busy_ms, 2 * busy_ms, 4 * busy_ms):
-        synchronize()
-        first = busy(work, device)
-        results = [call_valid("non-blocking", target, p, {"device": device}) for p in payloads[:-1]]
-        still_queued = not first.query()
-        later = busy(max(later_ms, 2 * work), device)  # queued after every copy of the first calls
-        results.append(call_valid("non-blocking", target, payloads[-1], {"device": device}))
-        later_running = not later.query()
-        synchronize()
-        if still_queued:
-            break
-    else:
-        raise NotApplicable(
-            f"non-blocking: {count - 1} calls of {nbytes >> 20} MiB took longer on this host than {4 * busy_ms:.0f} ms of queued work"
-        )
+    results, work, later_running = calls_behind_queued_work(
+        "non-blocking", target, device, payloads, busy_ms, later_ms=8 * busy_ms
+    )
     if not later_running:
         fail(
             "non-blocking",
@@ -361,7 +348,7 @@ def check_cap_wait_for_oldest_copy(
             got="returned after the later work had finished",
             expected="a return while the later work still runs (the oldest block's copy ran long before it)",
             call=f"<stream busy {work:.0f} ms>; [f(np.full({nbytes // 4}, k + 1, np.int32), device={str(device)!r}) "
-            f"for k in range({count - 1})]; <stream busy {max(later_ms, 2 * work):.0f} ms>; f(np.full({nbytes // 4}, "
+            f"for k in range({count - 1})]; <stream busy {max(8 * busy_ms, 2 * work):.0f} ms>; f(np.full({nbytes // 4}, "
             f"{count}, np.int32), device={str(device)!r})",
         )
     for k, r in enumerate(results):

@@ -22,6 +22,7 @@ from .staging import DENSE_LAYOUTS, staged_kind
 from .timing import (
     _bits,
     busy,
+    calls_behind_queued_work,
     requires_cuda,
 )
 
@@ -386,19 +387,7 @@ def check_queued_past_cap(
     requires_cuda(target, "snapshot", device)
     target.require_input("ndarray", "snapshot")
     payloads = [np.full(nbytes // 4, k + 1, dtype=np.int32) for k in range(count)]
-    for work in (busy_ms, 2 * busy_ms, 4 * busy_ms):
-        synchronize()
-        done = busy(work, device)
-        results = [call_valid("snapshot", target, p, {"device": device}) for p in payloads[:-1]]
-        still_queued = not done.query()  # the first calls' blocks are all still in flight
-        results.append(call_valid("snapshot", target, payloads[-1], {"device": device}))
-        synchronize()
-        if still_queued:
-            break
-    else:
-        raise NotApplicable(
-            f"snapshot: {count - 1} calls of {nbytes >> 20} MiB took longer on this host than {4 * busy_ms:.0f} ms of queued work"
-        )
+    results, work, _ = calls_behind_queued_work("snapshot", target, device, payloads, busy_ms)
     for k, r in enumerate(results):
         got = r.detach().view(-1)
         if not bool((got == k + 1).all()):

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from h2d_contracts.harness.calling import synchronize
+from h2d_contracts.harness.calling import call_valid, synchronize
 from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import NotApplicable, fail
 
@@ -72,6 +72,36 @@ def busy(ms: float, device: torch.device) -> torch.cuda.Event:
         event = torch.cuda.Event()
         event.record()
     return event
+
+
+def calls_behind_queued_work(
+    contract: str, target: Target, device: torch.device, payloads: list[Any], busy_ms: float, *, later_ms: float = 0.0
+) -> tuple[list[torch.Tensor], float, bool]:
+    """Every payload sent to ``device`` back to back behind ``busy_ms`` of queued work, the first ones still queued
+    when they return (read off the work's event; the work doubled up to twice until they are).
+
+    With ``later_ms``, that much more work (at least twice the first) is queued after the first calls' copies and
+    before the last call. Returns ``(results, the work queued first in ms, whether the later work still ran when
+    the last call returned)``; synchronizes fully.
+
+    Raises:
+        NotApplicable: the first calls outlasted even four times ``busy_ms`` on this host (no pool was ever full).
+    """
+    for work in (busy_ms, 2 * busy_ms, 4 * busy_ms):
+        synchronize()
+        first = busy(work, device)
+        results = [call_valid(contract, target, p, {"device": device}) for p in payloads[:-1]]
+        still_queued = not first.query()
+        later = busy(max(later_ms, 2 * work), device) if later_ms else None
+        results.append(call_valid(contract, target, payloads[-1], {"device": device}))
+        later_running = later is not None and not later.query()
+        synchronize()
+        if still_queued:
+            return results, work, later_running
+    raise NotApplicable(
+        f"{contract}: {len(payloads) - 1} calls of {payloads[0].nbytes >> 20} MiB took longer on this host than "
+        f"{4 * busy_ms:.0f} ms of queued work"
+    )
 
 
 def memcpy_kinds(fn: Callable[[], Any]) -> tuple[list[str], Any]:

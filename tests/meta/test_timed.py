@@ -167,7 +167,7 @@ def test_an_untimed_property_still_reports_every_kind():
 
 
 def _cap_wait(monkeypatch: pytest.MonkeyPatch, answers: list[bool]) -> list[float]:
-    """``check_cap_wait_for_oldest_copy`` with CUDA replaced: each ``busy`` returns an event whose ``query`` gives the
+    """``check_cap_wait_for_oldest_copy`` with CUDA replaced (in ``timing.calls_behind_queued_work``): each ``busy`` returns an event whose ``query`` gives the
     next of ``answers``; calls return their payload as a tensor. Returns the ms of work each ``busy`` queued."""
     import numpy as np
     import torch
@@ -181,10 +181,10 @@ def _cap_wait(monkeypatch: pytest.MonkeyPatch, answers: list[bool]) -> list[floa
         queued.append(ms)
         return _Event(next(it))
 
-    monkeypatch.setattr(N, "busy", busy)
+    monkeypatch.setattr(G, "busy", busy)
     monkeypatch.setattr(N, "requires_cuda", lambda *a, **k: None)
-    monkeypatch.setattr(N, "synchronize", lambda: None)
-    monkeypatch.setattr(N, "call_valid", lambda contract, target, data, kwargs: torch.from_numpy(np.asarray(data)))
+    monkeypatch.setattr(G, "synchronize", lambda: None)
+    monkeypatch.setattr(G, "call_valid", lambda contract, target, data, kwargs: torch.from_numpy(np.asarray(data)))
 
     class _T:
         def require_input(self, *a):
