@@ -118,14 +118,11 @@ for mode in "${stages[@]}"; do
       for tgz in ${RELEASE_TGZS:-}; do
         v=$(basename "$tgz" | sed -E 's/^vllm-([0-9.]+)-.*/\1/')
         unpack "$tgz" "$ENGINE_DIR/vllm-$v"
-        stage "vllm-$v" "${RELEASE_S:-300}" env PYTHONPATH="$ENGINE_DIR/vllm-$v:${PYTHONPATH:-}" python3 -m pytest -p no:cacheprovider -q -n "$WORKERS" --timeout "$TT" -o addopts= -rfE --hypothesis-seed="${ENGINE_SEEDS:-20261201}" --h2d-impl vllm --h2d-report "$ENGINE_DIR/report-vllm-$v" tests/test_buffer_utils.py &
+        ( stage "vllm-$v" "${RELEASE_S:-300}" env PYTHONPATH="$ENGINE_DIR/vllm-$v:${PYTHONPATH:-}" python3 -m pytest -p no:cacheprovider -q -n "$WORKERS" --timeout "$TT" -o addopts= -rfE --hypothesis-seed="${ENGINE_SEEDS:-20261201}" --h2d-impl vllm --h2d-report "$ENGINE_DIR/report-vllm-$v" tests/test_buffer_utils.py
+          python3 -c "import sys; sys.path.insert(0, 'tools'); from pathlib import Path; from releases import slim; slim(Path(sys.argv[1]), Path(sys.argv[2]))" "$ENGINE_DIR/report-vllm-$v.json" "$OUT/vllm-$v.json" >> "$LOG" 2>&1 ) &
         rpids+=($!)
       done
-      wait "${rpids[@]}"
-      for tgz in ${RELEASE_TGZS:-}; do
-        v=$(basename "$tgz" | sed -E 's/^vllm-([0-9.]+)-.*/\1/')
-        python3 -c "import sys; sys.path.insert(0, 'tools'); from pathlib import Path; from releases import slim; slim(Path(sys.argv[1]), Path(sys.argv[2]))" "$ENGINE_DIR/report-vllm-$v.json" "$OUT/vllm-$v.json" >> "$LOG" 2>&1
-      done ;;
+      wait "${rpids[@]}" ;;
     mutants)
       names=$(python3 -c 'from h2d_contracts.contracts.mutants import MUTANTS; print(" or ".join(n for n, m in MUTANTS.items() if m.needs == "cuda"))')
       stage mutants "${MUTANTS_S:-300}" python3 -m pytest -p no:cacheprovider -q -n "$WORKERS" --timeout 240 -o addopts= -rfE tests/meta/test_mutants.py -k "$names"
