@@ -14,7 +14,7 @@ from h2d_contracts.harness import accounting, domain
 from h2d_contracts.plugin import expectations as X
 from h2d_contracts.plugin import report as R
 
-from . import session
+from . import device_loss, session
 from .state import INTERNAL_DIRS, internal_item, item_state, run_state, suite_item
 from .timeouts import hangs, stop_if_hung
 
@@ -113,16 +113,24 @@ class Outcomes:
     @staticmethod
     def pytest_runtest_setup(item: pytest.Item) -> None:
         stop_if_hung(item)
+        device_loss.stop_if_device_lost(item)
         accounting.reset()
         domain.reset()
 
     @staticmethod
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(item: pytest.Item) -> Generator[None, Any, Any]:
+        """Run the test; a NotApplicable is a skip; after it, whether the calls lost the CUDA context (device_loss)."""
         try:
-            return (yield)
+            result = yield
         except NotApplicable as exc:
+            device_loss.check_after_test(item, failed=False)
             pytest.skip(f"not applicable: {exc}")
+        except BaseException:
+            device_loss.check_after_test(item, failed=True)
+            raise
+        device_loss.check_after_test(item, failed=False)
+        return result
 
     @staticmethod
     @pytest.hookimpl(tryfirst=True)

@@ -138,3 +138,24 @@ def several_defects() -> Target:
         capabilities=frozenset({"out", "buffer", "cuda"}),
         spec="tests.meta._runner_targets:several_defects",
     )
+
+
+#: What ``loses_device`` leaves behind, read by ``tests/meta/_simulated_device_loss.py`` as the CUDA context's error.
+DEVICE_ERROR: list[str] = []
+
+
+def loses_device() -> Target:
+    """The reference, whose third call leaves the (simulated) CUDA context lost, as a kernel fault does on a GPU.
+
+    Its values stay right: on a CPU host nothing faults, so the loss is recorded in
+    ``DEVICE_ERROR`` for the simulated probe (``-p tests.meta._simulated_device_loss``).
+    """
+    calls = []
+
+    def fn(data, device=None, dtype=None, out=None):
+        calls.append(1)
+        if len(calls) == 3:
+            DEVICE_ERROR.append("AcceleratorError: CUDA error: an illegal memory access was encountered")
+        return h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
+
+    return Target(name="runner:loses_device", async_tensor_h2d=fn, capabilities=frozenset({"out", "cuda"}))

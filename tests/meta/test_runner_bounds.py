@@ -117,6 +117,36 @@ def test_hanging_target_is_cut_off_per_test_and_the_report_completes(tmp_path):
     ), texts
 
 
+def test_lost_device_context_is_named_once_and_ends_the_process_tests(tmp_path):
+    """A target whose third call loses the CUDA context (simulated on the CPU): the test during which it was lost fails
+    naming the error ("[device lost]"), every later test of the process fails at once as "not run" naming that test,
+    and any test before it passes."""
+    proc, rep, wall = _pytest(
+        [
+            "-p",
+            "no:xdist",
+            "-p",
+            "tests.meta._simulated_device_loss",
+            "--h2d-impl",
+            "tests.meta._runner_targets:loses_device",
+            "tests/test_values.py",
+            "-k",
+            "cpu and test_values",
+        ],
+        tmp_path / "r",
+        budget_s=120,
+    )
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    tests = rep["tests"]
+    texts = {nodeid: "\n".join(t.get("errors", [])) for nodeid, t in tests.items()}
+    lost = [n for n, text in texts.items() if "[device lost]" in text]
+    assert len(lost) == 1, texts
+    assert "an illegal memory access was encountered" in texts[lost[0]]
+    later = [n for n, text in texts.items() if f"not run: this process's CUDA context was lost in {lost[0]}" in text]
+    assert len(later) >= 5, texts  # every other selected test: the report keeps no run order, so none ran after it
+    assert all(tests[n]["status"] == "passed" for n in set(tests) - {lost[0], *later}), texts
+
+
 def test_hang_the_signal_cannot_reach_ends_the_worker_not_the_run(tmp_path):
     """A hang with SIGALRM blocked (as inside a C call): the worker dumps its stacks and exits, xdist reports the test as
     crashed, and the run and its report complete within 120 s."""
