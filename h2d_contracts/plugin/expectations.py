@@ -24,6 +24,13 @@ and on a GPU machine with another torch), ``version>=X`` / ``version<X`` (the ta
 version: one file for every release of an engine). Entries whose conditions do not hold are
 inactive: ignored, and counted in the header.
 
+A line ``include FILE [if=CONDITION,...]  # reason`` reads the entries of ``FILE`` (a path
+relative to the including file) in its place, with the including file's facts; where the
+include's own conditions do not hold, all of them are inactive. Entries shared by several
+targets' files (vLLM's Model Runner V2 utilities, judged in every release that has them,
+under the targets ``vllm``, ``vllm-device-dtype`` and ``vllm-pin-memory``) are written once.
+An included file that includes a file already being read is refused (a cycle).
+
 Strict: a failing test is "xfailed" only if a node-id entry matching it covers it, or
 every violation it raised is covered by a contract entry of that contract whose
 ``match`` finds it; otherwise it stays a failure, marked UNEXPECTED in the report. A
@@ -168,9 +175,16 @@ def load_xfails(
 
     ``facts`` (default :func:`machine_facts`) decides which ``if=`` entries are active.
     """
-    path = Path(path)
-    ids = set(catalogue)
     facts = machine_facts() if facts is None else facts
+    return _load(Path(path), set(catalogue), facts, ())
+
+
+def _load(path: Path, ids: set[str], facts: dict[str, Any], reading: tuple[Path, ...]) -> tuple[list[XfailEntry], int]:
+    """:func:`load_xfails` of one file; ``reading`` the files whose ``include`` lines led here (a cycle is refused)."""
+    if path.resolve() in reading:
+        chain = " -> ".join(p.name for p in (*reading, path.resolve()))
+        raise ValueError(f"{path}: included again while it is being read ({chain})")
+    reading = (*reading, path.resolve())
     entries: list[XfailEntry] = []
     inactive = 0
     for lineno, raw in enumerate(path.read_text().splitlines(), 1):
@@ -184,6 +198,20 @@ def load_xfails(
             raise ValueError(
                 f"{where}: expected 'node-id-prefix-or-contract-id [match=REGEX] [if=COND,...]  # one-line reason', got {raw!r}"
             )
+        if tokens[0] == "include":
+            if len(tokens) not in (2, 3) or (len(tokens) == 3 and not tokens[2].startswith("if=")):
+                raise ValueError(f"{where}: expected 'include FILE [if=COND,...]  # reason', got {raw!r}")
+            included = path.parent / tokens[1]
+            if not included.is_file():
+                raise ValueError(f"{where}: include {tokens[1]!r}: no such file {included}")
+            more, more_inactive = _load(included, ids, facts, reading)
+            try:
+                holds = all(condition_holds(c, facts) for c in tokens[2][3:].split(",")) if len(tokens) == 3 else True
+            except ValueError as exc:
+                raise ValueError(f"{where}: {exc}") from None
+            entries += more if holds else []
+            inactive += more_inactive + (0 if holds else len(more))
+            continue
         pattern, options = tokens[0], dict.fromkeys(("match", "if", "input"))
         for token in tokens[1:]:
             key, eq, value = token.partition("=")

@@ -208,6 +208,32 @@ def test_load_xfails_requires_a_reason_and_a_match_for_contract_entries(tmp_path
             R.load_xfails(bad, CATALOGUE, facts={"cuda": False, "pinned": False, "multi-gpu": False, "torch": "2.13.0"})
 
 
+def test_load_xfails_include_reads_a_shared_file_under_its_conditions(tmp_path):
+    """``include FILE [if=...]``: the shared file's entries in its place (sources naming that file), all inactive where
+    the include's conditions fail; a missing file, a stray option and a cycle are refused naming the line."""
+    cpu = {"cuda": False, "pinned": False, "multi-gpu": False, "torch": "2.13.0+cpu"}
+    gpu = {"cuda": True, "pinned": True, "multi-gpu": False, "torch": "2.11.0+cu130"}
+    (tmp_path / "shared.txt").write_text("pool  match=accepted  # shared\nvalues  if=cuda  match=x  # shared, GPU\n")
+    (tmp_path / "a.txt").write_text("out  match=y  # own\ninclude shared.txt  # the shared entries\n")
+    (tmp_path / "b.txt").write_text("include shared.txt  if=cuda  # only on a GPU\n")
+    entries, inactive = R.load_xfails(tmp_path / "a.txt", CATALOGUE, facts=cpu)
+    assert [(e.pattern, e.source.rsplit("/", 1)[-1]) for e in entries] == [("out", "a.txt:1"), ("pool", "shared.txt:1")]
+    assert inactive == 1
+    entries, inactive = R.load_xfails(tmp_path / "b.txt", CATALOGUE, facts=cpu)
+    assert entries == [] and inactive == 2
+    entries, inactive = R.load_xfails(tmp_path / "b.txt", CATALOGUE, facts=gpu)
+    assert [e.pattern for e in entries] == ["pool", "values"] and inactive == 0
+    (tmp_path / "c.txt").write_text("include c.txt  # itself\n")
+    for text, where in [
+        ("include nowhere.txt  # missing\n", "no such file"),
+        ("include shared.txt  match=x  # an option other than if=\n", "expected 'include FILE [if=COND,...]"),
+        ("include c.txt  # a cycle\n", "included again while it is being read"),
+    ]:
+        (tmp_path / "bad.txt").write_text(text)
+        with pytest.raises(ValueError, match=re.escape(where)):
+            R.load_xfails(tmp_path / "bad.txt", CATALOGUE, facts=cpu)
+
+
 def test_match_and_expected_failure_rules():
     node = R.XfailEntry("tests/test_values.py::test_values", "r", "f:1", False)
     cid = R.XfailEntry("out", "r", "f:2", True, match=r"no\sexception")
