@@ -40,6 +40,7 @@ def facts_of(meta: dict) -> dict:
         "pinned": str(meta.get("pinned", "")).startswith("available"),
         "multi-gpu": gpus >= 2,
         "torch": meta.get("torch", "0"),
+        "version": meta.get("target_version"),  # the version= conditions (a report's header names the target's version)
     }
 
 
