@@ -176,6 +176,12 @@ def prop_bad_input_device_table(target: Target, device: torch.device, **override
         ("negative-device-index", -1),
         ("cpu-device-index", "cpu:1"),
         ("bad-device-string", "gpu:0"),
+        # the held-out round r46: spellings torch's device parser refuses that a "friendly" resolver folds
+        # (case, surrounding whitespace) into a valid one
+        ("bad-device-string", "CPU"),
+        ("bad-device-string", "Cuda:0"),
+        ("bad-device-string", " cpu"),
+        ("bad-device-string", "cpu "),
         ("meta-device", "meta"),
     ]
     for kind, spelled in spellings:

@@ -420,7 +420,9 @@ _BUILDERS: dict[str, _Builder] = {
     "out-not-a-tensor": lambda d: d.bad(d.good, {"out": np.zeros(d.n), "device": d.device}),
     "out-requires-grad": _out_requires_grad,
     "out-overlapping": lambda d: d.bad(d.good + [0], {"out": d.out_for((1,)).expand(d.n + 1)}),
-    "bad-device-string": lambda d: d.bad(d.good, {"device": "gpu:0"}),
+    "bad-device-string": lambda d: d.bad(
+        d.good, {"device": d.draw(st.sampled_from(["gpu:0", "CPU", "Cuda:0", " cpu", "cpu "]), label="device")}
+    ),
     "meta-device": lambda d: d.bad(d.good, {"device": "meta"}),
     "device-out-disagree": _device_out_disagree,
     "missing-cuda-index": _missing_cuda_index,

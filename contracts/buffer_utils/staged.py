@@ -429,7 +429,7 @@ def prop_fused_some_empty(target: Target, device: torch.device, **overrides: Any
 @check("fused-writes")
 def check_fused_refused(target: Target, device: str, case: str) -> None:
     """fused-writes: an apply that cannot be done whole is refused before any tensor is written: tables that disagree
-    with the tensors (``case`` "ptrs swapped", "stride wrong", and tables of another length than the tensors: "ptrs
+    with the tensors (``case`` "ptrs swapped", "stride wrong" (2-D and 1-D tensors), and tables of another length than the tensors: "ptrs
     short", "strides short", "ptrs long"; held-out round r42 compared them through ``zip``) raise ValueError naming
     them; a value past one tensor's
     dtype ("value past int32") raises ValueError or OverflowError; every ``.gpu`` stays zeros, and nothing is lost (the
@@ -437,20 +437,24 @@ def check_fused_refused(target: Target, device: str, case: str) -> None:
     cls = utils(target, "fused-writes", "StagedWriteTensor")
     fused_cls = utils(target, "fused-writes", "FusedStagedWriter")
     where = torch.device(device)
-    tensors = [cls((2, 4), torch.int32, where) for _ in range(2)]  # one shape: a swapped table still writes in bounds
-    tensors[0].stage_write(0, 1, [5, 6])
+    # one shape: a swapped table still writes in bounds. "stride wrong 1-D": 1-D tensors (stride 1), whose wrong
+    # stride a check written for 2-D rows may skip (held-out round r46)
+    shape: Any = 4 if case == "stride wrong 1-D" else (2, 4)
+    tensors = [cls(shape, torch.int32, where) for _ in range(2)]
+    first = (1, 0, [5]) if case == "stride wrong 1-D" else (0, 1, [5, 6])
+    tensors[0].stage_write(*first)
     tensors[1].stage_write(1, 0, [2**40] if case == "value past int32" else [7])
     ptrs = [t.gpu.data_ptr() for t in tensors]
     strides = [t.gpu.stride(0) for t in tensors]
     if case == "ptrs swapped":
         ptrs.reverse()
-    elif case == "stride wrong":
+    elif case in ("stride wrong", "stride wrong 1-D"):
         strides[1] = 0  # row 0 of the tensor (in bounds) for every row
     if case == "ptrs long":
         ptrs, strides = [*ptrs, ptrs[0]], [*strides, strides[0]]
     call = (
-        "a, b = StagedWriteTensor((2, 4), torch.int32, ...), StagedWriteTensor((2, 4), torch.int32, ...); "
-        f"a.stage_write(0, 1, [5, 6]); b.stage_write(1, 0, [{'2**40' if case == 'value past int32' else '7'}]); "
+        f"a, b = StagedWriteTensor({shape!r}, torch.int32, ...), StagedWriteTensor({shape!r}, torch.int32, ...); "
+        f"a.stage_write{first}; b.stage_write(1, 0, [{'2**40' if case == 'value past int32' else '7'}]); "
         f"FusedStagedWriter({device!r}, 2).apply([a, b], ptrs, strides)  # {case}"
     )
     table = (
@@ -493,11 +497,19 @@ def check_fused_refused(target: Target, device: str, case: str) -> None:
 
 @prop("fused-writes", table=True)
 def prop_fused_refused(target: Target, device: torch.device, **overrides: Any) -> None:
-    """fused-writes: swapped pointer tables, a wrong stride, tables one entry short or long and a value past int32
+    """fused-writes: swapped pointer tables, a wrong stride (2-D and 1-D tensors), tables one entry short or long and a value past int32
     refused, nothing written (a table)."""
     target.require("buffer-utils", "fused-writes")
     del overrides
     rows = Rows("fused refusals")
-    for case in ("ptrs swapped", "stride wrong", "ptrs short", "strides short", "ptrs long", "value past int32"):
+    for case in (
+        "ptrs swapped",
+        "stride wrong",
+        "stride wrong 1-D",
+        "ptrs short",
+        "strides short",
+        "ptrs long",
+        "value past int32",
+    ):
         rows.row(check_fused_refused, target, device_str(device), case)
     rows.finish()

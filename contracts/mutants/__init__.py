@@ -36,6 +36,7 @@ from . import (  # noqa: F401 - registers the mutants
     r42_kinds,
     r44_kinds,
     r45_kinds,
+    r46_kinds,
     reliability,
     scale,
     sequence,
