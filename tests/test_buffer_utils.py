@@ -81,3 +81,7 @@ def test_pool_in_contexts(target, device):
 
 def test_staged_in_contexts(target, device):
     P.prop_staged_in_contexts(target, device)
+
+
+def test_buffer_utils_non_blocking(target, device):
+    P.prop_buffer_utils_non_blocking(target, device)

@@ -30,7 +30,7 @@ WORKERS=${WORKERS:-4}
 TT=${TEST_TIMEOUT_S:-120}
 SELECT="cuda or gpu or reliability"
 #: The timed GPU tests (their verdicts read the stream while work is queued on it).
-TIMED="test_non_blocking or test_buffer_non_blocking or test_small_calls_non_blocking or (test_step_loop and cuda) or (test_multi_stream and cuda) or test_snapshot or test_back_to_back or test_pinned_hazard or test_buffer_hazard or test_cap_wait_for_oldest_copy"
+TIMED="test_non_blocking or test_buffer_non_blocking or test_small_calls_non_blocking or (test_step_loop and cuda) or (test_multi_stream and cuda) or test_snapshot or test_back_to_back or test_pinned_hazard or test_buffer_hazard or test_cap_wait_for_oldest_copy or test_buffer_utils_non_blocking"
 export PYTHONUNBUFFERED=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-3}
 LOG=$OUT/log.txt; SUMMARY=$OUT/summary.md
 if [ -d .whl ] && ! python3 -c "import hypothesis, xdist, pytest_timeout, pytest_repeat" 2>/dev/null; then

@@ -212,51 +212,63 @@ def prop_buffer_state_machine(target: Target, device: torch.device, **overrides:
 
 
 @check("buffer")
-def check_buffer_default_pinning(target: Target, device: torch.device) -> None:
+def check_buffer_default_pinning(target: Target, device: torch.device, pin_memory: Any = "left out") -> None:
     """buffer: ``CpuGpuBuffer(rows, dtype=..., device=...)`` with ``pin_memory`` left out pins ``.cpu`` exactly where
     pinned memory is available: the default of vLLM's buffer since it has one (``pin_memory=PIN_MEMORY``, i.e.
     ``is_pin_memory_available()``) and of the reference (``None``: where available). A constructor without a default
     for it (vLLM 0.10-0.21) is not applicable. A default of ``False`` leaves every engine buffer built the short way
-    pageable, so each ``copy_to_gpu`` waits for the stream (an outside round's GPU bug, r45)."""
+    pageable, so each ``copy_to_gpu`` waits for the stream (an outside round's GPU bug, r45).
+
+    ``pin_memory=True`` given pins ``.cpu`` wherever pinned memory is available, whatever the twin's device (vLLM's
+    ``torch.zeros(..., pin_memory=pin_memory)`` never looks at ``device``; r46 pinned it only for a CUDA twin), and
+    ``pin_memory=False`` never pins it.
+    """
     import inspect
 
     cls = target.buffer_cls
     if cls is None:
         raise NotApplicable(f"contract 'buffer' needs a CpuGpuBuffer, which target '{target.name}' lacks")
+    if pin_memory == "left out":
+        try:
+            parameter = inspect.signature(cls).parameters.get("pin_memory")
+        except (TypeError, ValueError):
+            parameter = None
+        if parameter is None or parameter.default is inspect.Parameter.empty:
+            raise NotApplicable(f"{target.buffer_name} has no default for pin_memory: every caller passes it")
+        kwargs: dict[str, Any] = {}
+    else:
+        kwargs = {"pin_memory": pin_memory}
+    spelled = "" if pin_memory == "left out" else f", pin_memory={pin_memory}"
+    call = f"{target.buffer_name}(4096, dtype=torch.int32, device={str(device)!r}{spelled})"
     try:
-        parameter = inspect.signature(cls).parameters.get("pin_memory")
-    except (TypeError, ValueError):
-        parameter = None
-    if parameter is None or parameter.default is inspect.Parameter.empty:
-        raise NotApplicable(f"{target.buffer_name} has no default for pin_memory: every caller passes it")
-    call = f"{target.buffer_name}(4096, dtype=torch.int32, device={str(device)!r})"
-    try:
-        buf = cls(4096, dtype=torch.int32, device=device)
+        buf = cls(4096, dtype=torch.int32, device=device, **kwargs)
     except Exception as exc:  # noqa: BLE001 - a valid construction that raises is this contract's failure
         fail(
             "buffer",
-            "a construction with pin_memory left out raised",
+            f"a construction with pin_memory {'left out' if pin_memory == 'left out' else f'={pin_memory}'} raised",
             got=f"{type(exc).__name__}: {exc}",
             expected="a buffer",
             call=call,
         )
-    want = bool(target.pin_memory_available())
+    want = bool(target.pin_memory_available()) and pin_memory is not False
     if bool(buf.cpu.is_pinned()) != want:
         fail(
             "buffer",
-            "pin_memory left out: .cpu pinned-ness",
+            f"pin_memory {'left out' if pin_memory == 'left out' else f'={pin_memory}'}: .cpu pinned-ness",
             got=bool(buf.cpu.is_pinned()),
-            expected=f"{want} (pinned exactly where pinned memory is available: vLLM's default PIN_MEMORY)",
+            expected=f"{want} (pinned exactly where pinned memory is available and pinning was not refused: "
+            "vLLM's default PIN_MEMORY)",
             call=call,
         )
 
 
 @prop("buffer", table=True)
 def prop_buffer_default_pinning(target: Target, device: torch.device, **overrides: Any) -> None:
-    """buffer: a buffer built with ``pin_memory`` left out is pinned exactly where pinned memory is available (a table
-    of one row)."""
+    """buffer: a buffer built with ``pin_memory`` left out or ``True`` is pinned exactly where pinned memory is available,
+    whatever the twin's device; with ``False`` never (a table)."""
     target.require("buffer", "buffer")
     del overrides
-    rows = Rows("pin_memory left out")
-    rows.row(check_buffer_default_pinning, target, device)
+    rows = Rows("pin_memory left out, True, False")
+    for pin_memory in ("left out", True, False):
+        rows.row(check_buffer_default_pinning, target, device, pin_memory)
     rows.finish()

@@ -18,6 +18,8 @@ The classes of vLLM 0.33.0's ``vllm/v1/worker/gpu/buffer_utils.py`` (a target's
   naming ``n``); on CUDA a ``UvaBuffer``'s view is read when the kernel runs (a reader
   queued behind busy work sees what the host wrote after the call), and the view keeps its
   pinned memory alive; a ``NonUvaBuffer``'s ``uva(n)`` holds the values at the call.
+- ``non-blocking`` on CUDA: a pool's ``copy_to_uva``/``copy_to_gpu``, a backed tensor's
+  ``copy_to_uva``, ``apply_write`` and a fused ``apply`` return behind queued work.
 - ``staged-write`` on CUDA: applies land in stream order (a reader queued before
   ``apply_write`` reads the previous contents), UVA-backed ``.gpu`` included.
 
@@ -33,6 +35,11 @@ from .in_context import (
     prop_pool_in_contexts,
     prop_staged_in_contexts,
     prop_uva_in_contexts,
+)
+from .non_blocking import (
+    BUFFER_UTILS_CALLS,
+    check_buffer_utils_non_blocking,
+    prop_buffer_utils_non_blocking,
 )
 from .pool import (
     check_backed_rows_refused,
@@ -76,7 +83,10 @@ from .staged import (
 )
 
 __all__ = [
+    "BUFFER_UTILS_CALLS",
     "IN_CONTEXTS",
+    "check_buffer_utils_non_blocking",
+    "prop_buffer_utils_non_blocking",
     "check_pool_in_context",
     "check_staged_in_context",
     "check_uva_in_context",

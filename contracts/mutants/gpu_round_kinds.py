@@ -208,3 +208,58 @@ def buffer_default_not_pinned() -> Target:
     """``CpuGpuBuffer``'s ``pin_memory`` defaults to ``False`` ("explicit is better"): every buffer an engine builds
     without the argument is pageable, and its ``copy_to_gpu`` waits for the stream."""
     return reference_target("buffer_default_not_pinned", buffer_cls=_PageableByDefault)
+
+
+class _PinnedOnlyForCudaTwin(ReferenceBuffer):
+    """``CpuGpuBuffer`` that pins ``.cpu`` only when its twin is on CUDA ("pinning only helps a DMA")."""
+
+    def __init__(
+        self, *size: int, dtype: torch.dtype, device: Any, pin_memory: bool | None = None, with_numpy: bool = True
+    ) -> None:
+        if torch.device(device).type != "cuda":
+            pin_memory = False
+        super().__init__(*size, dtype=dtype, device=device, pin_memory=pin_memory, with_numpy=with_numpy)
+
+
+@mutant(killed_by=("buffer",), needs="cuda", by=("prop_buffer_default_pinning",))
+def buffer_pinned_only_for_cuda_twin() -> Target:
+    """``CpuGpuBuffer(..., device="cpu", pin_memory=True)`` on a CUDA host leaves ``.cpu`` pageable (pinned only for a
+    CUDA twin): vLLM's buffer pins whatever the twin's device (an outside round's GPU bug, r46)."""
+    return reference_target("buffer_pinned_only_for_cuda_twin", buffer_cls=_PinnedOnlyForCudaTwin)
+
+
+class _StagedBoundOnDevice(U.StagedWriteTensor):
+    """``apply_write`` that first checks the staged positions' bound on the device with ``.item()``."""
+
+    def apply_write(self) -> None:
+        positions, _ = self.staged_positions()
+        if len(positions):
+            where = torch.as_tensor(positions).to(self.gpu.device, non_blocking=True)
+            if int(where.max().item()) >= self.gpu.numel():  # .item() of a device tensor: waits for the stream
+                raise IndexError("a staged write lies past the tensor")
+        super().apply_write()
+
+
+@mutant(killed_by=("non-blocking",), needs="cuda", by=("prop_buffer_utils_non_blocking",))
+def staged_apply_reads_device_bound() -> Target:
+    """``StagedWriteTensor.apply_write`` adds a bounds check that reads a device tensor's ``max()`` on the host:
+    every apply waits for the stream's queued work (an outside round's GPU bug, r46)."""
+    return reference_target(
+        "staged_apply_reads_device_bound", buffer_utils=_utils(StagedWriteTensor=_StagedBoundOnDevice)
+    )
+
+
+class _PageableSlots(U.UvaBufferPool):
+    """``UvaBufferPool`` whose slots are always ``NonUvaBuffer`` ("the copy-backed buffer works everywhere")."""
+
+    def __init__(self, size: Any, dtype: torch.dtype, max_concurrency: int | None = None) -> None:
+        super().__init__(size, dtype, max_concurrency)
+        self._buffer_cls = U.NonUvaBuffer
+        self._uva_bufs = [U.NonUvaBuffer(self._shape, self.dtype) for _ in range(self.max_concurrency)]
+
+
+@mutant(killed_by=("non-blocking",), needs="cuda", by=("prop_buffer_utils_non_blocking",))
+def pool_slots_always_pageable() -> Target:
+    """``UvaBufferPool`` builds every slot as a ``NonUvaBuffer`` even where UVA is available: each ``copy_to_uva``
+    is a copy from pageable memory that waits for the stream (an outside round's GPU bug, r46)."""
+    return reference_target("pool_slots_always_pageable", buffer_utils=_utils(UvaBufferPool=_PageableSlots))

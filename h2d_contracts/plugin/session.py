@@ -88,7 +88,14 @@ def _load_xfails(config: pytest.Config) -> None:
     if path is not None:
         resolved, root = path.resolve(), Path(config.rootpath).resolve()
         shown = resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(path)
-        entries = [dataclasses.replace(e, source=e.source.replace(path.as_posix(), shown)) for e in entries]
+        # sources relative to the rootdir where they lie under it: the file's own entries and those it includes
+        folder, shown_folder = path.parent.as_posix(), shown.rpartition("/")[0] or "."
+        entries = [
+            dataclasses.replace(
+                e, source=e.source.replace(path.as_posix(), shown).replace(folder + "/", shown_folder + "/")
+            )
+            for e in entries
+        ]
     entries, notes = X.translate_renamed(entries)
     state.xfails, state.xfails_file, state.xfails_inactive, state.renamed = entries, shown, inactive, notes
 
