@@ -6,7 +6,7 @@ process raises the same ``AcceleratorError``, so every later test of that proces
 with "could not complete: ... an illegal memory access was encountered", each looking like
 a finding of its own, and none of them reproduces in a fresh process (measured on an H200
 with vLLM 0.27.1 and 0.29.0's Model Runner V2 utilities: 15 such problems from one fault;
-docs/conformance.md). Here, after each test the process's CUDA context is probed (only
+docs/records/gpu/README.md). Here, after each test the process's CUDA context is probed (only
 where CUDA is initialised: never on a CPU-only host):
 
 - the test during which the context was lost fails, or keeps its own failure, with the
