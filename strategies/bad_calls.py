@@ -443,7 +443,7 @@ _BUILDERS: dict[str, _Builder] = {
     "out-aliases-data": _out_aliases_data,
     "out-aliases-data-array": _out_aliases_data_array,
     "nested-tensor-data": _nested_tensor_data,
-    "decimal-element": lambda d: d.bad([decimal.Decimal("1.5")] * d.n, {"out": d.out_for((d.n,), torch.float32)}),
+    "decimal-element": lambda d: _decimal_element(d),
     # the contract suite's mutation run: refusals no kind reached
     "unsupported-dtype": lambda d: d.bad(
         d.good, {"dtype": d.draw(st.sampled_from(UNSUPPORTED_DTYPES), label="dtype"), "device": d.device}
@@ -491,6 +491,18 @@ _SIMPLEST = settings(
 
 #: Kinds whose drawn variants are each a hazard of their own (one row each in :func:`bad_inputs_table`): the label of
 #: the draw that picks the variant, and every value it takes.
+#: Where the Decimal stands in "decimal-element": every element, or after numbers a scan has already accepted (held-out
+#: round r47 stopped its scan of object leaves at the first accepted number, so a later Decimal met another error).
+_DECIMAL_PLACES = ("all", "after a float", "after an int")
+
+
+def _decimal_element(d: _Drawn) -> Any:
+    place = d.draw(st.sampled_from(_DECIMAL_PLACES), label="place")
+    lead = {"all": [], "after a float": [0.5], "after an int": [1]}[place]
+    data = [*lead, *[decimal.Decimal("1.5")] * max(d.n - len(lead), 1)]
+    return d.bad(data, {"out": d.out_for((len(data),), torch.float32)})
+
+
 TABLE_VARIANTS: dict[str, tuple[str, tuple[Any, ...]]] = {
     "out-requires-grad": ("variant", _GRAD_OUTS),
     "out-aliases-data": ("variant", _ALIAS_VARIANTS),
@@ -499,6 +511,7 @@ TABLE_VARIANTS: dict[str, tuple[str, tuple[Any, ...]]] = {
     "dtype-not-a-dtype": ("dtype", _WRONG_DTYPES),
     "sparse-out": ("out layout", tuple(sorted(_NON_STRIDED))),
     "sparse-data": ("data layout", tuple(sorted(_NON_STRIDED))),
+    "decimal-element": ("place", _DECIMAL_PLACES),
 }
 
 

@@ -108,6 +108,11 @@ def _judge_built(target: Target, buf: Any, spec: dict[str, Any], device: torch.d
         arr = buf.np
         if not isinstance(arr, np.ndarray) or arr.shape != size:
             fail("buffer", ".np shape", got=getattr(arr, "shape", type(arr)), expected=size, call=call)
+        # .np is .cpu's own numpy view, of its dtype (held-out round r47 gave a bool buffer a uint8 view, through
+        # which a 2 reached .cpu as a bool byte other than 0 and 1)
+        want_np = buf.cpu.numpy().dtype
+        if arr.dtype != want_np:
+            fail("buffer", ".np dtype", got=str(arr.dtype), expected=f"{want_np} (.cpu.numpy()'s dtype)", call=call)
         if buf.cpu.numel():
             before = buf.cpu.clone()
             flat = arr.reshape(-1)

@@ -64,8 +64,8 @@ def prop_buffer_wide_unsigned(target: Target, device: torch.device, **overrides:
 @prop("buffer", table=True)
 def prop_buffer_spellings(target: Target, device: torch.device, **overrides: Any) -> None:
     """buffer: constructor arguments as a user may spell them: sizes as numpy integers, ``with_numpy`` a numpy bool
-    (``np.True_``: a test ``with_numpy is True`` loses ``.np``: held-out round r43), built as their plain spelling is (a
-    table)."""
+    (``np.True_``: a test ``with_numpy is True`` loses ``.np``: held-out round r43), built as their plain spelling is;
+    ``.np`` of bool, int8, float16, float64 and int64 buffers of ``.cpu``'s own dtype (a table)."""
     require_device(target, device, "buffer")
     target.require("buffer", "buffer")
     del overrides
@@ -74,6 +74,12 @@ def prop_buffer_spellings(target: Target, device: torch.device, **overrides: Any
     rows.row(check_buffer_constructed, target, (np.int64(3), np.int32(2)), plain)
     for flag in (np.True_, np.False_):
         rows.row(check_buffer_constructed, target, (3,), {**plain, "with_numpy": flag})
+    # every dtype with a numpy twin, with .np: its view of .cpu's own dtype (held-out round r47: a bool buffer's .np a
+    # uint8 view)
+    for dtype in (torch.bool, torch.int8, torch.float16, torch.float64, torch.int64):
+        rows.row(
+            check_buffer_init, target, {"size": (3,), "dtype": dtype, "pin_memory": False, "with_numpy": True}, device
+        )
     rows.finish()
 
 

@@ -128,6 +128,15 @@ def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tup
             pending.append((op[1] * row, torch.tensor([op[2]], dtype=dtype)))
         elif op[0] in ("bad", "badelem"):
             _bad_write_refused(t, op, size, call)
+        elif op[0] == "badtype":  # a row or start that is not an int (1.5, 1.0, np.float64): refused, nothing staged
+            refused(
+                "staged-write",
+                lambda op=op: t.stage_write(op[1], op[2], list(op[3])),
+                (TypeError,),
+                ("index", "start"),
+                f"a write at row {op[1]!r}, column {op[2]!r} (not an int) of a tensor of size {size}",
+                call,
+            )
         elif op[0] == "badvalues":  # refused, and nothing of it staged: the next apply shows only the others
             refused(
                 "staged-write",
@@ -292,7 +301,8 @@ def prop_staged_chunks(target: Target, device: torch.device, **overrides: Any) -
 def prop_staged_far_past(target: Target, device: torch.device, **overrides: Any) -> None:
     """staged-write: a row or start far past the tensor (past int32, at int64's end), as a Python int, ``np.int64`` and
     ``np.uint64``, refused after a good write, which the apply then writes alone (a table: held-out round r41 narrowed
-    them to int32, or tested ``start + length`` in numpy's wrapping arithmetic)."""
+    them to int32, or tested ``start + length`` in numpy's wrapping arithmetic); rows and starts that are not ints
+    (1.5, 1.0, numpy floats) refused with TypeError naming them."""
     target.require("buffer-utils", "staged-write")
     del overrides
     rows = Rows("staged-write far past")
@@ -302,6 +312,11 @@ def prop_staged_far_past(target: Target, device: torch.device, **overrides: Any)
                 for bad in (("bad", spelled(far), 0, [9]), ("bad", 0, spelled(far), [9])):
                     spec = {"size": size, "dtype": torch.int32, "device": device_str(device)}
                     rows.row(check_staged_writes, target, spec, [("write", 0, 0, [1]), bad, ("apply",)])
+    # rows and starts that are not ints, in range (held-out round r47 checked the index where it meant each of them,
+    # so a start of 1.5 was staged at column 1)
+    for index, start in ((0, 1.5), (1.5, 0), (0, 1.0), (np.float64(1.0), 0), (0, np.float32(2.0))):
+        spec = {"size": (2, 4), "dtype": torch.int32, "device": device_str(device)}
+        rows.row(check_staged_writes, target, spec, [("write", 0, 0, [1]), ("badtype", index, start, [7]), ("apply",)])
     rows.finish()
 
 
@@ -320,7 +335,8 @@ OVERLAP_SCHEDULES: tuple[tuple[tuple[Any, ...], ...], ...] = (
 
 @prop("staged-write", table=True)
 def prop_staged_overlaps(target: Target, device: torch.device, **overrides: Any) -> None:
-    """staged-write: overlapping writes into one row applied in staging order, whatever their starts (a table)."""
+    """staged-write: overlapping writes into one row applied in staging order, whatever their starts; int64 values
+    past 2**53 kept exactly (a table)."""
     target.require("buffer-utils", "staged-write")
     del overrides
     rows = Rows("staged-write overlaps")
@@ -328,18 +344,43 @@ def prop_staged_overlaps(target: Target, device: torch.device, **overrides: Any)
         for schedule in OVERLAP_SCHEDULES:
             spec = {"size": (2, 6), "dtype": dtype, "device": device_str(device)}
             rows.row(check_staged_writes, target, spec, [*schedule, ("apply",)])
+    # int64 values a float64 cannot hold exactly, kept to the bit (held-out round r47 passed staged values through
+    # float(): 2**53 + 1 became 2**53)
+    exact = [2**53 + 1, -(2**63), 2**63 - 1, -(2**53) - 1]
+    spec = {"size": (2, 6), "dtype": torch.int64, "device": device_str(device)}
+    rows.row(check_staged_writes, target, spec, [("write", 0, 1, exact), ("elem", 1, 2**53 + 3), ("apply",)])
     rows.finish()
 
 
 @prop("staged-write", table=True)
 def prop_staged_dtypes(target: Target, device: torch.device, **overrides: Any) -> None:
-    """staged-write: every dtype outside int32/int64/float32 refused with ValueError (a table)."""
+    """staged-write: every dtype outside int32/int64/float32 refused with ValueError, and sizes with a negative
+    dimension refused naming ``size`` (a table)."""
     target.require("buffer-utils", "staged-write")
     del overrides
     rows = Rows("staged-write dtypes")
     for dtype in UNSUPPORTED_STAGED_DTYPES:
         rows.row(check_staged_dtype_refused, target, dtype, device_str(device))
+    for size in ((2, -1), (-1, 4), -1, [2, -1]):
+        rows.row(check_staged_size_refused, target, size, device_str(device))
     rows.finish()
+
+
+@check("staged-write")
+def check_staged_size_refused(target: Target, size: Any, device: str) -> None:
+    """staged-write: a ``size`` with a negative dimension (an int, a tuple or a list) is refused with ValueError or
+    TypeError naming ``size``, as every constructor argument is (held-out round r47 passed tuples through unchecked,
+    so torch refused them naming nothing)."""
+    cls = utils(target, "staged-write", "StagedWriteTensor")
+    call = f"StagedWriteTensor({size!r}, torch.int32, {device!r})"
+    refused(
+        "staged-write",
+        lambda: cls(size, torch.int32, torch.device(device)),
+        (TypeError, ValueError),
+        ("size",),
+        f"a size of {size!r}",
+        call,
+    )
 
 
 @check("staged-write")

@@ -37,6 +37,7 @@ from . import (  # noqa: F401 - registers the mutants
     r44_kinds,
     r45_kinds,
     r46_kinds,
+    r47_kinds,
     reliability,
     scale,
     sequence,
