@@ -400,6 +400,10 @@ def _set_matmul_tf32(on: bool) -> None:
     torch.backends.cuda.matmul.allow_tf32 = on
 
 
+def _put_root_handlers(handlers: list[logging.Handler]) -> None:
+    logging.root.handlers[:] = handlers
+
+
 #: The process-wide settings a starting state sets and puts back: name -> (read it, write it). Print options are
 #: written as keyword arguments (a partial dict sets those options only; a full one, as read, restores them all).
 _SETTINGS: dict[str, tuple[Callable[[], Any], Callable[[Any], object]]] = {
@@ -417,6 +421,8 @@ _SETTINGS: dict[str, tuple[Callable[[], Any], Callable[[Any], object]]] = {
     "recursion_limit": (sys.getrecursionlimit, sys.setrecursionlimit),
     "log_level": (lambda: logging.root.level, logging.root.setLevel),
     "socket_timeout": (socket.getdefaulttimeout, socket.setdefaulttimeout),
+    "threads": (torch.get_num_threads, torch.set_num_threads),
+    "root_handlers": (lambda: list(logging.root.handlers), _put_root_handlers),
 }
 
 
@@ -458,7 +464,8 @@ def _as_started() -> contextlib.AbstractContextManager[None]:
 
 def _engine_settings() -> contextlib.AbstractContextManager[None]:
     """Settings a serving engine sets away from their defaults (cuDNN autotuning and TF32, float32 matmul precision
-    "high", warnings always shown, short print options, a deeper recursion limit, INFO logging, a socket timeout),
+    "high", warnings always shown, short print options, a deeper recursion limit, INFO logging, a socket timeout, one
+    intra-op thread, a root logger without handlers),
     restored afterwards: a helper that *resets* one of them to its default is seen only from here."""
     return _with_settings(
         {
@@ -471,6 +478,12 @@ def _engine_settings() -> contextlib.AbstractContextManager[None]:
             "recursion_limit": sys.getrecursionlimit() + 1000,
             "log_level": logging.INFO,
             "socket_timeout": 30.0,
+            # one intra-op thread a worker, and a root logger with no handlers, as a process that configured no
+            # logging has (pytest's own capture handlers sit on it inside a test, so logging.warning()'s basicConfig
+            # would do nothing there): held-out round r47 reset the thread count to the core count and logged a
+            # refusal through the root logger
+            "threads": 1,
+            "root_handlers": [],
         }
     )
 
@@ -593,7 +606,8 @@ def prop_buffer_side_effects(target: Target, device: torch.device, **overrides: 
 
 @prop("side-effects", table=True)
 def prop_side_effects_table(target: Target, device: torch.device, **overrides: Any) -> None:
-    """side-effects: a list, an array and a tensor call from every starting state (:data:`STARTS`), and every bad-input
+    """side-effects: a list, an array, a tensor call and a 40,000-element conversion from every starting state
+    (:data:`STARTS`), and every bad-input
     kind's simplest case (:func:`~h2d_contracts.strategies.bad_inputs_table`), each leaving the process-wide state as
     it found it: a table, so a starting state or an error path (print options set to shorten a message's preview) is
     met every run, not when a draw reaches it."""
@@ -601,9 +615,12 @@ def prop_side_effects_table(target: Target, device: torch.device, **overrides: A
     del overrides  # deterministic: every row every run
     rows = Rows("side-effects table")
     valid: list[Any] = [[1.5, -2.0], np.arange(6, dtype=np.int32).reshape(2, 3), torch.arange(4, dtype=torch.int64)]
+    # and a conversion large enough for the reference's piecewise host copy (40,000 float32 into float16: held-out
+    # round r47 pinned torch to one thread there and "restored" the core count)
+    converted = (np.ones(40_000, dtype=np.float32), {"dtype": torch.float16})
     for start in STARTS:
-        for data in valid:
-            kwargs = domain_kwargs(target, data, {"device": device})
+        for data, extra in [*((d, {}) for d in valid), converted]:
+            kwargs = domain_kwargs(target, data, {"device": device, **extra})
             if in_domain(target, data, kwargs):
                 rows.row(check_side_effects, target, data, kwargs, start=start)
     for bad in hs.bad_inputs_table(device):

@@ -99,3 +99,39 @@ def staged_values_through_float() -> Target:
     """``StagedWriteTensor.stage_write`` passes its values through ``float()``: an int64 ``2**53 + 1`` is applied as
     ``2**53``."""
     return reference_target("staged_values_through_float", buffer_utils=_utils(StagedWriteTensor=_FloatValuesStaged))
+
+
+@mutant(killed_by=("side-effects",), by=("prop_side_effects_table",))
+def copy_threads_reset_to_cores() -> Target:
+    """A large ndarray's conversion pins torch to one thread for its host copy, then "restores" ``os.cpu_count()``
+    threads rather than the caller's count: an engine worker that set one thread is left with one per core."""
+    import os
+
+    import numpy as np
+
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: Any = None) -> torch.Tensor:
+        if not (isinstance(data, np.ndarray) and data.size >= 1 << 15):
+            return h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
+        torch.set_num_threads(1)
+        try:
+            return h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
+        finally:
+            torch.set_num_threads(os.cpu_count() or 1)
+
+    return reference_target("copy_threads_reset_to_cores", fn)
+
+
+@mutant(killed_by=("side-effects",), by=("prop_side_effects_table",))
+def refusal_logged_through_root() -> Target:
+    """A refusal is logged with the module-level ``logging.warning(...)`` before it is raised: in a process with no
+    logging configured that runs ``basicConfig``, adding a handler to the root logger (text on stderr for good)."""
+    import logging
+
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: Any = None) -> torch.Tensor:
+        try:
+            return h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
+        except ValueError as exc:
+            logging.warning("h2d: refusing a call: %s", exc)
+            raise
+
+    return reference_target("refusal_logged_through_root", fn)
