@@ -456,10 +456,12 @@ _STARTED = _read_settings(("warnings", "dtype", "grad", "torch_print", "numpy_pr
 
 
 def _as_started() -> contextlib.AbstractContextManager[None]:
-    """The settings put back as the process started (:data:`_STARTED`), then restored: a helper whose change persists
+    """The settings put back as the process started (:data:`_STARTED`, the root logger without handlers), then
+    restored: a helper whose change persists
     is seen even when an earlier call of the process already made it (the check compares one call's before and
     after; an outside round's print options and uninitialised-memory switch went unseen from "as found")."""
-    return _with_settings(_STARTED)
+    # and a root logger without handlers, as every Python process starts (pytest adds its capture handlers)
+    return _with_settings({**_STARTED, "root_handlers": []})
 
 
 def _engine_settings() -> contextlib.AbstractContextManager[None]:
