@@ -498,7 +498,8 @@ _DECIMAL_PLACES = ("all", "after a float", "after an int")
 
 def _decimal_element(d: _Drawn) -> Any:
     place = d.draw(st.sampled_from(_DECIMAL_PLACES), label="place")
-    lead = {"all": [], "after a float": [0.5], "after an int": [1]}[place]
+    leads: dict[str, list[Any]] = {"all": [], "after a float": [0.5], "after an int": [1]}
+    lead = leads[place]
     data = [*lead, *[decimal.Decimal("1.5")] * max(d.n - len(lead), 1)]
     return d.bad(data, {"out": d.out_for((len(data),), torch.float32)})
 

@@ -73,8 +73,8 @@ class _BoolBytesNumpy(h2d_impl.CpuGpuBuffer):
 
     def __init__(self, *size: int, **kwargs: Any) -> None:
         super().__init__(*size, **kwargs)
-        if getattr(self, "np", None) is not None and self.cpu.dtype is torch.bool:
-            self.np = self.cpu.numpy().view("uint8")
+        if self._np is not None and self.cpu.dtype is torch.bool:
+            self._np = self.cpu.numpy().view("uint8")
 
 
 @mutant(killed_by=("buffer",), by=("prop_buffer_spellings",))
