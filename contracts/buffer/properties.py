@@ -244,6 +244,7 @@ def check_buffer_default_pinning(target: Target, device: torch.device, pin_memor
         kwargs: dict[str, Any] = {}
     else:
         kwargs = {"pin_memory": pin_memory}
+    asked = "left out" if pin_memory == "left out" else f"={pin_memory}"
     spelled = "" if pin_memory == "left out" else f", pin_memory={pin_memory}"
     call = f"{target.buffer_name}(4096, dtype=torch.int32, device={str(device)!r}{spelled})"
     try:
@@ -251,7 +252,7 @@ def check_buffer_default_pinning(target: Target, device: torch.device, pin_memor
     except Exception as exc:  # noqa: BLE001 - a valid construction that raises is this contract's failure
         fail(
             "buffer",
-            f"a construction with pin_memory {'left out' if pin_memory == 'left out' else f'={pin_memory}'} raised",
+            f"a construction with pin_memory {asked} raised",
             got=f"{type(exc).__name__}: {exc}",
             expected="a buffer",
             call=call,
@@ -260,7 +261,7 @@ def check_buffer_default_pinning(target: Target, device: torch.device, pin_memor
     if bool(buf.cpu.is_pinned()) != want:
         fail(
             "buffer",
-            f"pin_memory {'left out' if pin_memory == 'left out' else f'={pin_memory}'}: .cpu pinned-ness",
+            f"pin_memory {asked}: .cpu pinned-ness",
             got=bool(buf.cpu.is_pinned()),
             expected=f"{want} (pinned exactly where pinned memory is available and pinning was not refused: "
             "vLLM's default PIN_MEMORY)",

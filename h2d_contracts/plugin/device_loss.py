@@ -23,14 +23,9 @@ from __future__ import annotations
 
 import pytest
 
-__all__ = ["lost", "probe", "stop_if_device_lost", "check_after_test"]
+__all__ = ["probe", "stop_if_device_lost", "check_after_test"]
 
 _LOST: list[tuple[str, str]] = []  # (node id, error) of the test during which this process lost its CUDA context
-
-
-def lost() -> list[tuple[str, str]]:
-    """``[(node id, error)]`` once this process's CUDA context was lost (at most one entry), else ``[]``."""
-    return _LOST
 
 
 def probe() -> str | None:

@@ -179,6 +179,14 @@ def load_xfails(
     return _load(Path(path), set(catalogue), facts, ())
 
 
+def _holds(conditions: tuple[str, ...], facts: dict[str, Any], where: str) -> bool:
+    """Whether every ``if=`` condition holds (an entry's or an include's); ValueError naming ``where`` for a bad one."""
+    try:
+        return all(condition_holds(c, facts) for c in conditions)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
 def _load(path: Path, ids: set[str], facts: dict[str, Any], reading: tuple[Path, ...]) -> tuple[list[XfailEntry], int]:
     """:func:`load_xfails` of one file; ``reading`` the files whose ``include`` lines led here (a cycle is refused)."""
     if path.resolve() in reading:
@@ -205,10 +213,7 @@ def _load(path: Path, ids: set[str], facts: dict[str, Any], reading: tuple[Path,
             if not included.is_file():
                 raise ValueError(f"{where}: include {tokens[1]!r}: no such file {included}")
             more, more_inactive = _load(included, ids, facts, reading)
-            try:
-                holds = all(condition_holds(c, facts) for c in tokens[2][3:].split(",")) if len(tokens) == 3 else True
-            except ValueError as exc:
-                raise ValueError(f"{where}: {exc}") from None
+            holds = _holds(tuple(tokens[2][3:].split(",")) if len(tokens) == 3 else (), facts, where)
             entries += more if holds else []
             inactive += more_inactive + (0 if holds else len(more))
             continue
@@ -232,11 +237,7 @@ def _load(path: Path, ids: set[str], facts: dict[str, Any], reading: tuple[Path,
                 f"{where}: a {'fault' if pattern == FAULT else 'contract-wide'} entry must say which failure it expects: add match=REGEX (a pattern of its message)"
             )
         conditions = tuple(options["if"].split(",")) if options["if"] else ()
-        try:
-            active = all(condition_holds(c, facts) for c in conditions)
-        except ValueError as exc:
-            raise ValueError(f"{where}: {exc}") from None
-        if not active:
+        if not _holds(conditions, facts, where):
             inactive += 1
             continue
         inputs = tuple(options["input"].split(",")) if options["input"] else ()
