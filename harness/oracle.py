@@ -53,7 +53,7 @@ def resolve_device(kwargs: dict[str, Any]) -> torch.device:
     if kwargs.get("out") is not None:
         return cast(torch.device, kwargs["out"].device)
     dev = kwargs["device"]
-    dev = torch.device("cuda", dev) if isinstance(dev, int) else torch.device(dev)
+    dev = torch.device("cuda", int(dev)) if isinstance(dev, (int, np.integer)) else torch.device(dev)
     if dev.type == "cuda" and dev.index is None:
         dev = torch.device("cuda", torch.cuda.current_device())
     return dev

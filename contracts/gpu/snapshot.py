@@ -17,6 +17,7 @@ from h2d_contracts.harness.runner import Rows, accepted, run_given
 from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import NotApplicable, fail
 
+from ..bad_input import device_spellings
 from ..buffer import buffer_values, make_buffer, repr_spec
 from .staging import DENSE_LAYOUTS, staged_kind
 from .timing import (
@@ -454,9 +455,14 @@ def prop_pinned_hazard_small(target: Target, device: torch.device, **overrides: 
     target.require_input("tensor", "snapshot")
     del overrides  # deterministic: every row every run
     rows = Rows("pinned inputs of one and two elements")
-    for dtype in PINNED_SMALL_DTYPES:
-        for shape in PINNED_SMALL_SHAPES:
-            values = torch.arange(1, 1 + int(np.prod(shape, dtype=np.int64)), dtype=torch.int64).reshape(shape)
-            t = values.to(dtype).pin_memory()
-            rows.row(check_pinned_hazard, target, t, {"device": device})
+    # Every spelling of the device in turn (row i takes spelling i mod their count; the one-element shapes meet each):
+    # a target may route a spelling it has already resolved through a hot path of its own and every other one through
+    # the general path, so a table sent under one spelling judges one of the two (the reference's fast path takes a
+    # cached spelling; bare "cuda" and a numpy index take the general path: an outside round's GPU bug, r45, changed
+    # the general path's zero-copy branch alone).
+    spellings = device_spellings(device)
+    for i, (dtype, shape) in enumerate((d, s) for d in PINNED_SMALL_DTYPES for s in PINNED_SMALL_SHAPES):
+        values = torch.arange(1, 1 + int(np.prod(shape, dtype=np.int64)), dtype=torch.int64).reshape(shape)
+        t = values.to(dtype).pin_memory()
+        rows.row(check_pinned_hazard, target, t, {"device": spellings[i % len(spellings)]})
     rows.finish()

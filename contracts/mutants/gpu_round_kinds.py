@@ -196,6 +196,23 @@ def pinned_scalar_sent_as_fill() -> Target:
     return reference_target("pinned_scalar_sent_as_fill", _scalar_as_fill)
 
 
+def _scalar_as_fill_off_the_hot_path(data: Any, device: Any = None, dtype: Any = None, out: Any = None) -> torch.Tensor:
+    cached = type(device) in R._CACHEABLE and R._RESOLVED.get((type(device), device)) is not None
+    if not cached and out is None and isinstance(data, torch.Tensor) and data.numel() == 1 and data.is_pinned():
+        # the same fill, in the general path's zero-copy branch only: a spelling the hot path has resolved DMAs
+        return torch.full(tuple(data.shape), data.item(), dtype=dtype or data.dtype, device=R._resolve_device(device))
+    return R.async_tensor_h2d(data, device, dtype, out)
+
+
+@mutant(killed_by=("snapshot",), needs="cuda", by=("prop_pinned_hazard_small",))
+def pinned_scalar_fill_off_the_hot_path() -> Target:
+    """The fill of :func:`pinned_scalar_sent_as_fill` in the general path alone: a spelling of the device that is
+    already resolved (``torch.device("cuda", 0)``, ``"cuda:0"``, ``0`` after their first call) takes the hot path's
+    DMA; bare ``"cuda"``, a numpy index and every spelling's first call get the fill (an outside round's GPU bug, r45,
+    changed only the general path's zero-copy branch)."""
+    return reference_target("pinned_scalar_fill_off_the_hot_path", _scalar_as_fill_off_the_hot_path)
+
+
 class _PageableByDefault(ReferenceBuffer):
     def __init__(
         self, *size: int, dtype: torch.dtype, device: Any, pin_memory: bool | None = False, with_numpy: bool = True
