@@ -452,13 +452,32 @@ class FusedStagedWriter:
         if self.max_writes < 0:
             raise IndexError(f"max_writes={self.max_writes} is negative")
         self.max_concurrency = DEFAULT_MAX_CONCURRENCY if max_concurrency is None else max_concurrency
+        # the tables last read: (output_ptrs, output_strides, their versions, their values); the tensors are held so
+        # that their identity cannot pass to a new tensor at the same address
+        self._tables: tuple[torch.Tensor, torch.Tensor, tuple[int, int], list[int], list[int]] | None = None
+
+    def _read_tables(self, output_ptrs: torch.Tensor, output_strides: torch.Tensor) -> tuple[list[int], list[int]]:
+        """The two tables' values as ints, from the last read when the same tensors at the same versions come again."""
+        versions = (output_ptrs._version, output_strides._version)
+        last = self._tables
+        if last is not None and last[0] is output_ptrs and last[1] is output_strides and last[2] == versions:
+            return last[3], last[4]
+        ptrs = [int(p) for p in output_ptrs.tolist()]
+        strides = [int(s) for s in output_strides.tolist()]
+        self._tables = (output_ptrs, output_strides, versions, ptrs, strides)
+        return ptrs, strides
 
     def apply(
         self, tensors: Sequence[StagedWriteTensor], output_ptrs: torch.Tensor, output_strides: torch.Tensor
     ) -> None:
-        """Apply and clear the staged writes of ``tensors`` (ValueError naming the argument when the tables disagree)."""
-        ptrs = [int(p) for p in output_ptrs.tolist()]
-        strides = [int(s) for s in output_strides.tolist()]
+        """Apply and clear the staged writes of ``tensors`` (ValueError naming the argument when the tables disagree).
+
+        The tables are read on the host once per pair of table tensors and their versions (``Tensor._version``, which
+        every in-place torch op advances): reading a device table is a device-to-host copy, which waits for the stream's
+        queued work, and Model Runner V2 builds its tables once and passes the same ones every step. So the step's
+        apply does not wait (contract ``non-blocking``), and a table changed in place by torch is read again.
+        """
+        ptrs, strides = self._read_tables(output_ptrs, output_strides)
         if ptrs != [t.gpu.data_ptr() for t in tensors]:
             raise ValueError("output_ptrs must hold each tensor's .gpu.data_ptr(), in the order of tensors")
         if strides != [t.gpu.stride(0) for t in tensors]:

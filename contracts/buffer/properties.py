@@ -276,6 +276,10 @@ def prop_buffer_default_pinning(target: Target, device: torch.device, **override
     target.require("buffer", "buffer")
     del overrides
     rows = Rows("pin_memory left out, True, False")
-    for pin_memory in ("left out", True, False):
-        rows.row(check_buffer_default_pinning, target, device, pin_memory)
+    # the twin on this device and, from a CUDA device, on the host too: pinning must not depend on the twin's device
+    # (r46 pinned only for a CUDA twin, which a table built for the CUDA device alone never sees)
+    twins = [device] if device.type == "cpu" else [device, torch.device("cpu")]
+    for twin in twins:
+        for pin_memory in ("left out", True, False):
+            rows.row(check_buffer_default_pinning, target, twin, pin_memory)
     rows.finish()

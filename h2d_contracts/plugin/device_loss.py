@@ -40,15 +40,20 @@ def probe() -> str | None:
 
     if not torch.cuda.is_initialized():
         return None
+    # torch's C entry points, not torch.cuda.synchronize()/current_device(): a test may monkeypatch those (the
+    # reference's routing tests pretend two visible devices, device 1 current), and a probe through them would read a
+    # device that does not exist as a lost context (seen on an H200: "invalid device ordinal")
+    sync = getattr(torch._C, "_cuda_synchronize", torch.cuda.synchronize)
+    current = getattr(torch._C, "_cuda_getDevice", torch.cuda.current_device)
     try:
-        torch.cuda.synchronize()
+        sync()
         return None
     except RuntimeError as exc:  # torch.AcceleratorError (torch 2.9 on, a RuntimeError) or an older RuntimeError
         first = (str(exc).strip().splitlines() or [""])[0]
         error = f"{type(exc).__name__}: {first}".rstrip(": ")
     try:
-        torch.ones(1, device="cuda").add_(1)
-        torch.cuda.synchronize()
+        torch.ones(1, device=torch.device("cuda", current())).add_(1)
+        sync()
     except RuntimeError:  # the same context still refuses a fresh allocation: the error is sticky
         return error
     return None
