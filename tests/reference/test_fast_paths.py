@@ -314,3 +314,37 @@ def test_pinned_fast_path_only_for_plain_calls(monkeypatch: pytest.MonkeyPatch) 
     R._async_h2d(t, "cpu", torch.int64, None)
     R._async_h2d(t, "cpu", None, None)
     assert len(tried) == 2
+
+
+# --------------------------------------------------------------------------- the fused apply's table cache
+
+
+def test_fused_tables_read_again_after_an_in_place_change():
+    """``FusedStagedWriter.apply`` reads its pointer and stride tables once per table tensor and version (a device
+    table read every step waited for the stream): the same tables again are not read, and a table changed in place
+    by torch (its version advanced) is read again, so a wrong entry is refused as on the first apply."""
+    from h2d_contracts.h2d_impl import buffer_utils as bu
+
+    tensors = [bu.StagedWriteTensor((2, 4), torch.int32, "cpu") for _ in range(2)]
+    ptrs = torch.tensor([t.gpu.data_ptr() for t in tensors], dtype=torch.uint64)
+    strides = torch.tensor([t.gpu.stride(0) for t in tensors], dtype=torch.int64)
+    writer = bu.FusedStagedWriter("cpu", 2)
+    reads = []
+    real = bu.FusedStagedWriter._read_tables
+
+    def counting(self, p, s):
+        reads.append(self._tables is None or self._tables[0] is not p or self._tables[2] != (p._version, s._version))
+        return real(self, p, s)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(bu.FusedStagedWriter, "_read_tables", counting)
+        for step in range(3):
+            tensors[step % 2].stage_write(step % 2, 0, [step + 1])
+            writer.apply(tensors, ptrs, strides)
+        assert reads == [True, False, False]
+        ptrs[1] = ptrs[0].clone()  # in place: the version advances
+        tensors[1].stage_write(0, 1, [9])
+        with pytest.raises(ValueError, match="output_ptrs"):
+            writer.apply(tensors, ptrs, strides)
+    assert tensors[0].gpu.tolist() == [[3, 0, 0, 0], [0, 0, 0, 0]]
+    assert tensors[1].gpu.tolist() == [[0, 0, 0, 0], [2, 0, 0, 0]]  # refused whole: the 9 not written
