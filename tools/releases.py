@@ -190,7 +190,9 @@ def _table(reports: list[tuple[str, dict[str, Any]]], contracts: list[str]) -> t
                 if outcome == "fail" and lost and all(p.get("expected") for p in own):
                     # the contract's only unexpected outcomes are tests "not run" after a lost CUDA context: not a
                     # failure of the contract, and not a pass either (the kit's device-loss report)
-                    cell = f"fail ({len(kinds)}), some tests not run (context lost)" if kinds else "not run (context lost)"
+                    cell = (
+                        f"fail ({len(kinds)}), some tests not run (context lost)" if kinds else "not run (context lost)"
+                    )
                 if kinds:
                     details.append(f"- {stem} `{c}`: " + "; ".join(k[:140] for k in kinds))
             cells.append(cell)
