@@ -197,11 +197,9 @@ def pinned_scalar_sent_as_fill() -> Target:
 
 
 def _scalar_as_fill_off_the_hot_path(data: Any, device: Any = None, dtype: Any = None, out: Any = None) -> torch.Tensor:
-    cached = type(device) in R._CACHEABLE and R._RESOLVED.get((type(device), device)) is not None
-    if not cached and out is None and isinstance(data, torch.Tensor) and data.numel() == 1 and data.is_pinned():
-        # the same fill, in the general path's zero-copy branch only: a spelling the hot path has resolved DMAs
-        return torch.full(tuple(data.shape), data.item(), dtype=dtype or data.dtype, device=R._resolve_device(device))
-    return R.async_tensor_h2d(data, device, dtype, out)
+    if type(device) in R._CACHEABLE and R._RESOLVED.get((type(device), device)) is not None:
+        return R.async_tensor_h2d(data, device, dtype, out)  # a spelling the hot path has resolved: its DMA
+    return _scalar_as_fill(data, device, dtype, out)  # the general path's zero-copy branch: the fill
 
 
 @mutant(killed_by=("snapshot",), needs="cuda", by=("prop_pinned_hazard_small",))
