@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky
 
+from . import device
 from .contexts import CONTEXT_CONTRACTS, CONTEXTS, calling_context
 from .domain import out_of_domain
 from .registry import contract_of, property_named
@@ -109,6 +110,9 @@ def nondeterministic(exc: BaseException, contract: str, prop: str) -> ContractVi
     deterministic, so the changing party is the target: say so, with the first outcome
     and the last call made.
     """
+    lost = device.context_error()
+    if lost is not None:
+        return device_lost(exc, contract, prop, lost)
     inner = [str(e) for e in getattr(exc, "exceptions", ()) if isinstance(e, ContractViolation)]
     first = inner[0] if inner else f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
     last = last_call()
@@ -128,6 +132,38 @@ def nondeterministic(exc: BaseException, contract: str, prop: str) -> ContractVi
             first_violation.check,
         )
     return violation
+
+
+def device_lost(exc: BaseException, contract: str, prop: str, error: str) -> ContractViolation:
+    """A violation naming the loss of the CUDA context during ``prop``'s calls (``error``: :func:`harness.device.context_error`).
+
+    CUDA's error is sticky: after a kernel fault every call raises it, so what Hypothesis saw
+    after the fault (a replay that "answered differently", a shrunk example that cannot
+    complete) is the loss, not the input that caused it. The kind is the loss; the first
+    outcome and the last call made are kept, and the first violation's reproduction (run
+    in a fresh process, it may reproduce the fault).
+    """
+    inner = [e for e in _flat_exceptions(exc) if isinstance(e, ContractViolation)]
+    first = str(inner[0]) if inner else f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    last = last_call()
+    msg = (
+        f"device lost: the CUDA context was lost during the calls of {prop} ({error}); the error is sticky, so every "
+        "later call of this process raised it and the replays by Hypothesis saw the loss, not the input that caused it "
+        f"(a kernel fault: an out-of-bounds access?); first outcome:\n    {first.replace(chr(10), chr(10) + '    ')}"
+    )
+    if last:
+        msg += f"\n  last call made: {last}"
+    violation = ContractViolation(contract, msg)
+    if inner:
+        violation.repro, violation.input_class, violation.check = inner[0].repro, inner[0].input_class, inner[0].check
+    return violation
+
+
+def _flat_exceptions(exc: BaseException) -> list[BaseException]:
+    """``exc`` and, for an exception group, its leaves, in order."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [leaf for sub in exc.exceptions for leaf in _flat_exceptions(sub)]
+    return [exc]
 
 
 def _in_drawn_context(body: Callable[[st.DataObject], None]) -> Callable[[st.DataObject], None]:
@@ -220,7 +256,9 @@ def _settings(cap: int | None, timed: bool, overrides: dict[str, Any]) -> tuple[
 def search_kinds(run_once: Callable[[], None], contract: str, prop: str, rounds: int) -> None:
     """Call ``run_once()`` (one whole Hypothesis search) until it passes, each kind it fails with set aside, finding up
     to ``rounds`` kinds; raise them (one violation, or an ``ExceptionGroup`` of one per kind). A target answering
-    differently on the same input (Hypothesis's ``Flaky``) is reported as a nondeterministic target."""
+    differently on the same input (Hypothesis's ``Flaky``) is reported as a nondeterministic target; a search during
+    which the CUDA context was lost (:func:`harness.device.context_error`) ends there, its last kind the loss
+    (:func:`device_lost`), the kinds found before it kept."""
     found: dict[tuple[str, str], ContractViolation] = {}
     token = _SET_ASIDE.set(found)
     try:
@@ -228,9 +266,15 @@ def search_kinds(run_once: Callable[[], None], contract: str, prop: str, rounds:
             try:
                 run_once()
                 break
-            except Flaky as exc:
-                raise nondeterministic(exc, contract, prop) from exc
-            except (ContractViolation, BaseExceptionGroup) as exc:
+            except (Flaky, ContractViolation, BaseExceptionGroup) as exc:
+                lost = device.context_error()
+                if (
+                    lost is not None
+                ):  # every call after a kernel fault fails: the loss is the last kind, not its replays
+                    found[("device lost", "")] = device_lost(exc, contract, prop, lost)
+                    break
+                if isinstance(exc, Flaky):
+                    raise nondeterministic(exc, contract, prop) from exc
                 new = violations_in(exc)
                 if new is None:
                     raise

@@ -11,52 +11,46 @@ where CUDA is initialised: never on a CPU-only host):
 
 - the test during which the context was lost fails, or keeps its own failure, with the
   error added: "[device lost] after this test's calls ...";
-- every later test of the process fails at once as "not run: this process's CUDA context
-  was lost in <test> (<error>)", as ``--h2d-max-hangs`` does for a hung target. Under
-  ``pytest -n`` that is one worker's tests; the other workers' contexts are their own.
+- under ``pytest -n`` the worker ends itself before its next test (:func:`exit_worker_if_lost`):
+  xdist starts a fresh worker, and the controller (:func:`handle_crashed_worker`) has the
+  test the worker was given next run there, in a fresh CUDA context, with the rest;
+- without xdist every later test of the process fails at once as "not run: this process's
+  CUDA context was lost in <test> (<error>)", as ``--h2d-max-hangs`` does for a hung target.
 
-The probe is :func:`probe` (a module attribute, so the meta-tests simulate a loss on a CPU
-host: ``tests/meta/_simulated_device_loss.py``).
+The probe is
+:func:`harness.device.context_error` (a module attribute, so the meta-tests simulate a loss on
+a CPU host: ``tests/meta/_simulated_device_loss.py``).
 """
 
 from __future__ import annotations
 
+import os
+import sys
+from typing import Any
+
 import pytest
 
-__all__ = ["probe", "stop_if_device_lost", "check_after_test"]
+from h2d_contracts.harness import device as _device
+
+__all__ = [
+    "EXIT_STATUS",
+    "check_after_test",
+    "exit_worker_if_lost",
+    "handle_crashed_worker",
+    "lost",
+    "probe",
+    "stop_if_device_lost",
+]
+
+#: The exit status of a worker that ended itself after losing its CUDA context (the hard timeout's is 3).
+EXIT_STATUS = 4
 
 _LOST: list[tuple[str, str]] = []  # (node id, error) of the test during which this process lost its CUDA context
 
 
 def probe() -> str | None:
-    """The sticky error of this process's CUDA context (``"AcceleratorError: CUDA error: ..."``), or None.
-
-    None where CUDA is not initialised (a CPU-only host, a process that never touched the
-    device) or where the context answers. An error is sticky when ``torch.cuda.synchronize()``
-    raises and a fresh one-element allocation with a second synchronize raises too; an error
-    that a second synchronize no longer shows is not a lost context.
-    """
-    import torch
-
-    if not torch.cuda.is_initialized():
-        return None
-    # torch's C entry points, not torch.cuda.synchronize()/current_device(): a test may monkeypatch those (the
-    # reference's routing tests pretend two visible devices, device 1 current), and a probe through them would read a
-    # device that does not exist as a lost context (seen on an H200: "invalid device ordinal")
-    sync = getattr(torch._C, "_cuda_synchronize", torch.cuda.synchronize)
-    current = getattr(torch._C, "_cuda_getDevice", torch.cuda.current_device)
-    try:
-        sync()
-        return None
-    except RuntimeError as exc:  # torch.AcceleratorError (torch 2.9 on, a RuntimeError) or an older RuntimeError
-        first = (str(exc).strip().splitlines() or [""])[0]
-        error = f"{type(exc).__name__}: {first}".rstrip(": ")
-    try:
-        torch.ones(1, device=torch.device("cuda", current())).add_(1)
-        sync()
-    except RuntimeError:  # the same context still refuses a fresh allocation: the error is sticky
-        return error
-    return None
+    """The sticky error of this process's CUDA context, or None: :func:`harness.device.context_error`."""
+    return _device.context_error()
 
 
 def check_after_test(item: pytest.Item, failed: bool) -> None:
@@ -94,3 +88,53 @@ def stop_if_device_lost(item: pytest.Item) -> None:
             "so the rest of this process's tests fail at once (run this test alone to judge it)",
             pytrace=False,
         )
+
+
+def lost() -> tuple[str, str] | None:
+    """(node id, error) of the test during which this process lost its CUDA context, or None."""
+    return _LOST[0] if _LOST else None
+
+
+def exit_worker_if_lost(item: pytest.Item) -> None:
+    """Under xdist, end this worker before ``item`` when an earlier test of it lost the CUDA context.
+
+    Every CUDA call of this process would fail; a fresh worker has a fresh context. The
+    earlier test's reports have reached the controller (its protocol completed), so xdist
+    takes ``item`` for the crashed one, and :func:`handle_crashed_worker` has it run again
+    elsewhere. Without xdist (one process) nothing happens here: :func:`stop_if_device_lost`.
+    """
+    if not _LOST or not hasattr(item.config, "workerinput"):
+        return
+    nodeid, error = _LOST[0]
+    sys.stderr.write(
+        f"\n+++ h2d-contracts: this worker's CUDA context was lost in {nodeid} ({error}); the worker ends so that "
+        "its remaining tests run in a fresh process\n"
+    )
+    sys.stderr.flush()
+    os._exit(EXIT_STATUS)
+
+
+def handle_crashed_worker(crashitem: str, report: Any, sched: Any, lost_in: dict[str, tuple[str, str]]) -> None:
+    """On the xdist controller: a worker that ended itself after losing its CUDA context crashed on no test of its own.
+
+    ``lost_in`` maps a worker id (``gw0``) to the (test, error) its reports named as the loss;
+    other crashes (a hard timeout's exit, a segfault) are left to xdist. The test xdist blames
+    (``crashitem``, the worker's next, not yet run) is scheduled again (``sched.mark_test_pending``)
+    and its crash report becomes a ``rerun`` (pytest-xdist's documented pattern for this hook),
+    which neither the verdict nor the exit status counts. A scheduler that cannot reschedule
+    (``--dist loadscope``) leaves it failed, saying why.
+    """
+    worker = getattr(getattr(report, "node", None), "gateway", None)
+    entry = lost_in.get(getattr(worker, "id", ""))
+    if entry is None:
+        return
+    nodeid, error = entry
+    try:
+        sched.mark_test_pending(crashitem)
+    except NotImplementedError:
+        report.longrepr = (
+            f"not run: its worker ended after its CUDA context was lost in {nodeid} ({error}), and this xdist "
+            "scheduler cannot run the test in another worker (run it alone to judge it)"
+        )
+        return
+    report.outcome = "rerun"

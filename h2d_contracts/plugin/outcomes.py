@@ -111,6 +111,12 @@ class Outcomes:
                 )
 
     @staticmethod
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+        """Under xdist, a worker whose CUDA context an earlier test lost ends before ``item`` (device_loss)."""
+        device_loss.exit_worker_if_lost(item)
+
+    @staticmethod
     def pytest_runtest_setup(item: pytest.Item) -> None:
         stop_if_hung(item)
         device_loss.stop_if_device_lost(item)
@@ -159,6 +165,9 @@ class Outcomes:
         rep.user_properties.append(("h2d_id", info.canonical or canonical_id(item)))
         if rep.when == "call":
             rep.user_properties.append(("h2d_calls", accounting.count()))
+            loss = device_loss.lost()
+            if loss is not None and loss[0] == item.nodeid:  # the controller reschedules this worker's next test
+                rep.user_properties.append(("h2d_device_lost", list(loss)))
             if domain.skipped():
                 rep.user_properties.append(("h2d_outside", domain.skipped()))
             if timed_out:

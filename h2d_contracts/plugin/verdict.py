@@ -28,6 +28,7 @@ from h2d_contracts.contracts import CATALOGUE
 from h2d_contracts.harness.repro import verify
 from h2d_contracts.plugin import report as R
 
+from . import device_loss
 from .options import profile_name
 from .state import run_state
 
@@ -78,8 +79,25 @@ class Verdict:
         self.config = config
         self.report = R.ConformanceReport(meta=_meta(config), catalogue=CATALOGUE)
         run_state(config).report = self.report
+        self.lost_in: dict[str, tuple[str, str]] = {}  # xdist worker id -> (test, error) of its lost CUDA context
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+        """pytest-xdist: a worker that ended itself after losing its CUDA context has its next test run elsewhere."""
+        device_loss.handle_crashed_worker(crashitem, report, sched, self.lost_in)
+
+    def pytest_report_teststatus(self, report: pytest.TestReport) -> tuple[str, str, str] | None:
+        if report.outcome == "rerun":  # type: ignore[comparison-overlap] # set by device_loss.handle_crashed_worker
+            return "rerun", "R", "RERUN"
+        return None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.outcome == "rerun":  # type: ignore[comparison-overlap] # a test xdist will run again: not an outcome
+            return
+        loss = dict(report.user_properties).get("h2d_device_lost")  # [test, error] (outcomes.py)
+        worker = getattr(getattr(report, "node", None), "gateway", None)
+        if isinstance(loss, list) and len(loss) == 2 and worker is not None:
+            self.lost_in[worker.id] = (str(loss[0]), str(loss[1]))
         props = {k: v for k, v in report.user_properties if k.startswith("h2d_") and k != "h2d_id"}
         # h2d_id is the canonical id outcomes.py appends, a str (user_properties are typed as object)
         nodeid = cast(str, dict(report.user_properties).get("h2d_id", report.nodeid))

@@ -6,6 +6,7 @@ the kit's root, where the suite runs).
 
 from __future__ import annotations
 
+import os
 import signal
 import time
 
@@ -159,3 +160,32 @@ def loses_device() -> Target:
         return h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
 
     return Target(name="runner:loses_device", async_tensor_h2d=fn, capabilities=frozenset({"out", "cuda"}))
+
+
+def loses_device_then_raises() -> Target:
+    """The reference, whose third call loses the (simulated) CUDA context and whose every later call raises CUDA's sticky
+    error, as on a GPU after a kernel fault: Hypothesis's replays see calls that cannot complete.
+
+    The calls are counted per process: a fresh xdist worker (a fresh context) starts at none. With
+    ``$H2D_META_LOSS_FILE`` set, only the first process to reach its third call loses its context (it creates that
+    file), so the tests a fresh worker runs again pass.
+    """
+    calls = []
+    error = "AcceleratorError: CUDA error: an illegal memory access was encountered"
+    once = os.environ.get("H2D_META_LOSS_FILE")
+
+    def fn(data, device=None, dtype=None, out=None):
+        calls.append(1)
+        if len(calls) == 3 and not DEVICE_ERROR:
+            try:
+                if once:
+                    with open(once, "x"):
+                        pass
+                DEVICE_ERROR.append(error)
+            except FileExistsError:
+                pass
+        if DEVICE_ERROR:
+            raise RuntimeError(f"CUDA error: an illegal memory access was encountered (call {len(calls)})")
+        return h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
+
+    return Target(name="runner:loses_device_then_raises", async_tensor_h2d=fn, capabilities=frozenset({"out", "cuda"}))

@@ -147,6 +147,45 @@ def test_lost_device_context_is_named_once_and_ends_the_process_tests(tmp_path):
     assert all(tests[n]["status"] == "passed" for n in set(tests) - {lost[0], *later}), texts
 
 
+def test_lost_device_context_ends_the_worker_and_the_rest_run_in_a_fresh_one(tmp_path):
+    """Under xdist, a target that loses the (simulated) CUDA context on its third call and then raises CUDA's sticky
+    error on every call: the test during which it was lost fails with one problem whose kind is the loss ("device lost",
+    not the "nondeterministic target" or "could not complete" its replays saw), its worker ends, and every other test
+    runs in a fresh worker and passes: none is reported "not run"."""
+    proc, rep, wall = _pytest(
+        [
+            "-n",
+            "2",
+            "-p",
+            "tests.meta._simulated_device_loss",
+            "--h2d-impl",
+            "tests.meta._runner_targets:loses_device_then_raises",
+            "tests/test_values.py",
+            "-k",
+            "cpu and test_values",
+        ],
+        tmp_path / "r",
+        budget_s=150,
+        env={"H2D_META_LOSS_FILE": str(tmp_path / "lost")},
+    )
+    assert proc.returncode == 1, proc.stdout[-3000:]
+    assert (tmp_path / "lost").is_file()  # the target did lose its context once
+    tests = rep["tests"]
+    failed = [n for n, t in tests.items() if t["status"] != "passed"]
+    assert len(failed) == 1, {n: tests[n]["status"] for n in failed}
+    assert len(tests) >= 6 and not any("not run" in "\n".join(t.get("errors", [])) for t in tests.values()), tests
+    problems = rep["problems"]
+    lost = [
+        p
+        for p in problems
+        if p["kind"].startswith("device lost: the CUDA context was lost during the calls of prop_values")
+    ]
+    assert len(lost) == 1 and lost[0]["tests"] == failed, problems
+    assert "an illegal memory access was encountered" in lost[0]["description"]
+    assert not any("nondeterministic" in p["kind"] or "crashed" in p["description"] for p in problems), problems
+    assert "worker ends so that its remaining tests run in a fresh process" in proc.stderr + proc.stdout
+
+
 def test_hang_the_signal_cannot_reach_ends_the_worker_not_the_run(tmp_path):
     """A hang with SIGALRM blocked (as inside a C call): the worker dumps its stacks and exits, xdist reports the test as
     crashed, and the run and its report complete within 120 s."""
