@@ -21,6 +21,8 @@ from ._host import (
     _NUMPY_CASTS,
     _NUMPY_SAME,
     SUPPORTED_DTYPES,
+    _flat_list,
+    _numpy_to_tensor,
     as_source_tensor,
     check_dtype_arg,
     check_representable,
@@ -386,14 +388,30 @@ def _to_device(
                 return _gather_span(source, count, target, out)
     nbytes = source.numel() * dtype.itemsize
     if nbytes <= small_max:
-        pool = _staging.pool_for(target, small_chunk, pin, small=True)
-        with pool.lock:  # held until the copy reading the slice is queued (the chunk's event then covers it)
-            staging = pool.small_tensor(source.shape, dtype, nbytes)
-            # on this thread alone (small_max <= SERIAL_COPY_MAX_BYTES by default); with fewer bytes
-            # than the grain's elements torch's own copy_ is serial: tested inline, two calls saved
-            staging.copy_(source) if nbytes <= _TORCH_GRAIN else _host_copy(staging, source)
-            return _dma(staging, target, out)
+        return _stage_small(source, dtype, target, out, nbytes, pin, small_chunk)
     return _copy_pooled(source, dtype, target, out, min_block, pin=pin)
+
+
+def _stage_small(
+    source: torch.Tensor,
+    dtype: torch.dtype,
+    target: torch.device,
+    out: torch.Tensor | None,
+    nbytes: int,
+    pin: bool,
+    small_chunk: int = _staging.SMALL_CHUNK_BYTES,
+) -> torch.Tensor:
+    """Stage ``source`` (``nbytes`` bytes in ``dtype``) in one slice of the small pool's open chunk, then one non_blocking copy.
+
+    The small branch of :func:`_to_device` and of :func:`_fast_path` alike.
+    """
+    pool = _staging.pool_for(target, small_chunk, pin, small=True)
+    with pool.lock:  # held until the copy reading the slice is queued (the chunk's event then covers it)
+        staging = pool.small_tensor(source.shape, dtype, nbytes)
+        # on this thread alone (small_max <= SERIAL_COPY_MAX_BYTES by default); with fewer bytes
+        # than the grain's elements torch's own copy_ is serial: tested inline, two calls saved
+        staging.copy_(source) if nbytes <= _TORCH_GRAIN else _host_copy(staging, source)
+        return _dma(staging, target, out)
 
 
 def _dma(staging: torch.Tensor, target: torch.device, out: torch.Tensor | None) -> torch.Tensor:
@@ -538,38 +556,75 @@ def async_tensor_h2d_pipelined(
     return _async_h2d(data, device, dtype, out)
 
 
-def _pinned_fast_path(data: torch.Tensor, device: Any) -> torch.Tensor | None:
-    """The zero-copy DMA of an already pinned, contiguous host tensor, or None where the general path must decide.
+def _fast_path(data: Any, device: Any, dtype: Any, small_max: int) -> torch.Tensor | None:
+    """The engine's hot calls without the general path's layers, or None where the general path must decide.
 
-    The engine's hottest call (a pinned tensor of the target dtype, no ``out``): every
-    condition the general path would check for it (:func:`_prepare`, :func:`_zero_copy_ok`)
-    is checked here, inline: ``device`` a spelling already resolved to a CUDA device with its
-    index (:data:`_RESOLVED`), that device the current one, ``data`` a plain strided CPU
-    tensor of a supported dtype, not requiring grad (the result must be detached), without
-    conj/neg bits, contiguous and pinned. Anything else, bad input included, returns None
-    and takes the general path, which validates and raises as documented. The same
-    ``.to(target, non_blocking=True)`` as :func:`_to_device`'s zero-copy branch; without the
-    general path's calls (about 4 us of a 13 us call on the H200 against vLLM's 9.4, the
-    bench of 2026-12-03, docs/performance.md).
+    Taken only without ``out``, for ``device`` a spelling already resolved to a CUDA device with
+    its index (:data:`_RESOLVED`) that is the current one, and ``dtype`` None or a supported torch
+    dtype; anything else, bad input included, returns None before any work and takes the general
+    path, which validates and raises as documented. Two calls:
+
+    - a plain, contiguous, pinned CPU tensor of the target dtype (not requiring grad, without
+      conj/neg bits): the zero-copy DMA, ``data.to(target, non_blocking=True)``, as
+      :func:`_to_device`'s zero-copy branch;
+    - a flat list or tuple (:func:`_host._flat_list`), a plain ``numpy.ndarray`` or a plain
+      pageable CPU tensor of at most ``small_max`` bytes in the target dtype: the same
+      source (:func:`_host._flat_list`, :func:`_host._numpy_to_tensor`), the same
+      :func:`check_representable`, and the same staging as :func:`_to_device`'s small
+      branch (:func:`_stage_small`).
+
+    Each input is tested for pinned memory once (``is_pinned()`` asks the driver: about 2 us on
+    the H200 host), and only where that decides the path (the data's own dtype). Written
+    because the general path's layers (argument checks, device resolution, the zero-copy test,
+    the pool lookup: about 4 us of a 9 us small call on the CPU machine,
+    ``bench/host_prep_timings.py``; docs/performance.md) are paid on every decode step.
+    tests/reference/test_fast_paths.py checks that it takes what the general path would stage or
+    DMA in the same way, and raises what the general path raises.
     """
     kind = type(device)
     target = _RESOLVED.get((kind, device)) if kind in _CACHEABLE else None
     if (
         target is None
         or target.type != "cuda"
-        or data.requires_grad
-        or data.layout is not torch.strided
-        or data.is_nested
-        or not data.is_cpu
-        or data.dtype not in SUPPORTED_DTYPES
-        or data.is_conj()
-        or data.is_neg()
-        or not data.is_contiguous()
+        or (dtype is not None and (type(dtype) is not torch.dtype or dtype not in SUPPORTED_DTYPES))
         or (_cuda_device_count() > 1 and target.index != torch.cuda.current_device())
-        or not data.is_pinned()
     ):
         return None
-    return data.to(target, non_blocking=True)
+    kind = type(data)
+    if kind is torch.Tensor:
+        if (
+            data.requires_grad
+            or data.layout is not torch.strided
+            or data.is_nested
+            or not data.is_cpu
+            or data.dtype not in SUPPORTED_DTYPES
+            or data.is_conj()
+            or data.is_neg()
+        ):
+            return None
+        if dtype is None or dtype is data.dtype:
+            if data.is_pinned():
+                return data.to(target, non_blocking=True) if data.is_contiguous() else None
+            dtype = data.dtype
+        source = data
+    elif kind is list or kind is tuple:
+        flat = _flat_list(data)
+        if flat is None:
+            return None
+        source = flat[0]
+        if dtype is None:
+            dtype = flat[1]
+    elif kind is np.ndarray:
+        source = _numpy_to_tensor(data)
+        if dtype is None:
+            dtype = source.dtype
+    else:
+        return None
+    nbytes = source.numel() * dtype.itemsize
+    if nbytes > small_max:
+        return None
+    check_representable(source, dtype)
+    return _stage_small(source, dtype, target, None, nbytes, pin_memory_available())
 
 
 def _async_h2d(
@@ -583,8 +638,8 @@ def _async_h2d(
 ) -> torch.Tensor:
     """:func:`async_tensor_h2d` with the staging knobs (smallest block, small-payload threshold) for tests that drive
     the pooled-block path with small inputs (``small_max=0``)."""
-    if out is None and type(data) is torch.Tensor and (dtype is None or dtype is data.dtype):
-        moved = _pinned_fast_path(data, device)
+    if out is None:
+        moved = _fast_path(data, device, dtype, small_max)
         if moved is not None:
             return moved
     source, dtype, target = _prepare(data, device, dtype, out, cpu_only=False)

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from torch.overrides import TorchFunctionMode
@@ -217,17 +217,19 @@ def test_broken_fast_paths_are_caught(broken, monkeypatch):
         torch.set_default_dtype(before)
 
 
-# --- h2d._pinned_fast_path: the zero-copy DMA of an already pinned, contiguous tensor, without the general checks ---
+# --- h2d._fast_path: the zero-copy DMA of a pinned tensor and the small staged call, without the general layers ---
 
 
 class _PinnedWithoutCuda(TorchFunctionMode):
-    """Simulated pinned memory on a CPU-only build (``is_pinned()`` True for the storages marked here), and every
-    ``Tensor.to`` aimed at a CUDA device recorded instead of run (there is no CUDA to run it)."""
+    """Simulated pinned memory on a CPU-only build (``is_pinned()`` True for the storages marked here, each call
+    counted), and every ``Tensor.to`` aimed at a CUDA device recorded instead of run (there is no CUDA to run it): the
+    tensor moved (a clone: a staging slice is overwritten by later calls), its arguments and whether it was the data."""
 
     def __init__(self) -> None:
         super().__init__()
         self.pinned: set[int] = set()
-        self.moves: list[tuple[torch.Tensor, tuple[Any, ...], dict[str, Any]]] = []
+        self.pinned_checks = 0
+        self.moves: list[tuple[torch.Tensor, tuple[Any, ...], dict[str, Any], int]] = []
 
     def pin(self, t: torch.Tensor) -> torch.Tensor:
         self.pinned.add(t.untyped_storage().data_ptr())
@@ -237,10 +239,11 @@ class _PinnedWithoutCuda(TorchFunctionMode):
         kwargs = dict(kwargs or {})
         name = getattr(func, "__name__", "")
         if name == "is_pinned":
+            self.pinned_checks += 1
             t = args[0]
             return t.numel() > 0 and t.untyped_storage().data_ptr() in self.pinned
         if name == "to" and any(isinstance(a, torch.device) and a.type == "cuda" for a in args[1:]):
-            self.moves.append((args[0], args[1:], kwargs))
+            self.moves.append((args[0].clone(), args[1:], kwargs, id(args[0])))  # inside its handler a mode is off
             return "moved"
         return func(*args, **kwargs)
 
@@ -248,8 +251,31 @@ class _PinnedWithoutCuda(TorchFunctionMode):
 _CUDA0 = torch.device("cuda", 0)
 
 
+@pytest.fixture
+def resolved_cuda0(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``"cuda:0"``, ``torch.device("cuda", 0)`` and ``0`` resolved to cuda:0 (as after a first call on a GPU), and
+    the small pool a host pool (no CUDA stream to record on): the fast path's decisions run on a CPU-only machine."""
+    from h2d_contracts.h2d_impl import _staging
+    from h2d_contracts.h2d_impl import h2d as R
+
+    for spelling in ("cuda:0", _CUDA0, 0):
+        monkeypatch.setitem(R._RESOLVED, (type(spelling), spelling), _CUDA0)
+    monkeypatch.setitem(R._RESOLVED, (str, "cpu"), torch.device("cpu"))
+    pools: dict[tuple[int, bool], Any] = {}
+
+    def host_pool(device: torch.device, chunk_bytes: int, pin: bool, *, small: bool) -> Any:
+        assert device == _CUDA0, device
+        key = (chunk_bytes, small)
+        if key not in pools:
+            pools[key] = _staging.StagingPool(torch.device("cpu"), chunk_bytes, pin=False, small=small)
+        return pools[key]
+
+    monkeypatch.setattr(_staging, "pool_for", host_pool)
+    return R
+
+
 def _pinned_cases(mode: _PinnedWithoutCuda) -> list[tuple[str, torch.Tensor, Any, bool]]:
-    """(name, data, device, whether the fast path takes it)."""
+    """(name, data, device, whether the zero-copy branch takes it)."""
     base = mode.pin(torch.arange(12, dtype=torch.int32).reshape(3, 4))
     grad = mode.pin(torch.ones(4))
     grad.requires_grad_(True)
@@ -259,7 +285,6 @@ def _pinned_cases(mode: _PinnedWithoutCuda) -> list[tuple[str, torch.Tensor, Any
         ("pinned contiguous, torch.device('cuda', 0)", base, _CUDA0, True),
         ("pinned contiguous, 0", base, 0, True),
         ("pinned row slice (contiguous view)", base[1:], "cuda:0", True),
-        ("pageable", torch.arange(4), "cuda:0", False),
         ("pinned transposed", base.t(), "cuda:0", False),
         ("pinned column slice", base[:, :2], "cuda:0", False),
         ("pinned, requires grad", grad, "cuda:0", False),
@@ -272,48 +297,114 @@ def _pinned_cases(mode: _PinnedWithoutCuda) -> list[tuple[str, torch.Tensor, Any
     ]
 
 
-def test_pinned_fast_path_takes_exactly_what_the_zero_copy_branch_takes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The fast path takes a pinned, contiguous, plain tensor aimed at an already resolved CUDA spelling, and issues
-    the same ``.to(target, non_blocking=True)`` as the zero-copy branch of ``_to_device``; everything else (pageable,
-    strided, requiring grad, conj/neg views, uncached or bad devices) goes to the general path (None). Every input it
-    takes is one the general path also DMAs from its own memory (``_zero_copy_ok`` and contiguous)."""
-    from h2d_contracts.h2d_impl import h2d as R
-
-    for spelling in ("cuda:0", _CUDA0, 0):
-        monkeypatch.setitem(R._RESOLVED, (type(spelling), spelling), _CUDA0)
-    monkeypatch.setitem(R._RESOLVED, (str, "cpu"), torch.device("cpu"))
+def test_fast_path_zero_copy_takes_exactly_what_the_zero_copy_branch_takes(resolved_cuda0: Any) -> None:
+    """A pinned, contiguous, plain tensor aimed at an already resolved CUDA spelling is DMA'd from its own memory with
+    the same ``.to(target, non_blocking=True)`` as the zero-copy branch of ``_to_device``; every other pinned input
+    (strided, requiring grad, conj/neg views, uncached or bad devices) goes to the general path (None), unstaged."""
+    R = resolved_cuda0
     with _PinnedWithoutCuda() as mode:
         for name, data, device, taken in _pinned_cases(mode):
             mode.moves.clear()
-            got = R._pinned_fast_path(data, device)
+            got = R._fast_path(data, device, None, R._staging.SMALL_MAX_BYTES)
             if not taken:
                 assert got is None and not mode.moves, name
                 continue
             assert got == "moved", name
-            ((moved, args, kwargs),) = mode.moves
-            assert moved is data and args == (_CUDA0,) and kwargs == {"non_blocking": True}, name
+            ((moved, args, kwargs, moved_id),) = mode.moves
+            assert moved_id == id(data) and args == (_CUDA0,) and kwargs == {"non_blocking": True}, name
             assert R._zero_copy_ok(data, data, data.dtype) and data.is_contiguous(), name
 
 
-def test_pinned_fast_path_only_for_plain_calls(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``_async_h2d`` tries the fast path only without ``out``, for a plain ``torch.Tensor`` (no subclass), with no
-    dtype or the data's own: a conversion, an ``out`` or a subclass takes the general path."""
+_TARGET_DTYPES = [None, torch.int32, torch.int64, torch.float32, torch.float64, torch.bool, torch.uint8, torch.int8]
+_ARRAYS = hnp.arrays(
+    st.sampled_from([np.int32, np.int64, np.float32, np.float64, np.bool_, np.uint8, np.dtype(">i4")]),
+    hnp.array_shapes(min_dims=0, max_dims=3, max_side=5),
+)
+_HOST_DATA = st.one_of(
+    _FLAT,
+    _ARRAYS,
+    _ARRAYS.map(lambda a: a[::-1] if a.ndim else a),
+    _ARRAYS.map(lambda a: a.T),
+    _ARRAYS.filter(lambda a: a.dtype.isnative).map(lambda a: torch.from_numpy(a.copy())),
+    _ARRAYS.filter(lambda a: a.dtype.isnative and a.ndim == 2).map(lambda a: torch.from_numpy(a.copy()).t()),
+    st.just(np.array(["a"])),
+    st.just(np.array([object()])),
+)
+
+
+def _outcome(call: Any, mode: _PinnedWithoutCuda) -> Any:
+    """The staged tensor's dtype, shape and bytes plus the move's arguments, the exception, or None (not taken)."""
+    mode.moves.clear()
+    try:
+        got = call()
+    except (TypeError, ValueError) as exc:
+        return type(exc), str(exc)
+    if got is None:
+        return None
+    ((moved, args, kwargs, _),) = mode.moves
+    return moved.dtype, tuple(moved.shape), moved.contiguous().numpy().tobytes(), args, kwargs
+
+
+# the fixture's patches hold for every example alike (resolved spellings, one host pool shared as the real one is)
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=_HOST_DATA, dtype=st.sampled_from(_TARGET_DTYPES), device=st.sampled_from(["cuda:0", _CUDA0, 0]))
+def test_fast_path_stages_and_raises_as_the_general_path(
+    resolved_cuda0: Any, data: Any, dtype: Any, device: Any
+) -> None:
+    """Every input the fast path takes is staged as the general path (``_prepare`` then ``_to_device``) stages it:
+    the same dtype, shape and bytes, moved by the same ``.to(cuda:0, non_blocking=True, copy=True)``; every input it
+    refuses is refused with the same exception type and message. (None, not taken, is always allowed: the general
+    path then runs.)"""
+    R = resolved_cuda0
+    small = R._staging.SMALL_MAX_BYTES
+    with warnings.catch_warnings(), _PinnedWithoutCuda() as mode:
+        warnings.simplefilter("ignore", UserWarning)  # read-only arrays: torch's warning, the same on both routes
+
+        def general() -> Any:
+            source, dtype_, target = R._prepare(data, device, dtype, None, cpu_only=False)
+            return R._to_device(data, source, dtype_, target, None, pin=False)
+
+        fast = _outcome(lambda: R._fast_path(data, device, dtype, small), mode)
+        if fast is not None:
+            assert fast == _outcome(general, mode), (data, dtype)
+
+
+def test_fast_path_is_taken_for_the_hot_kinds_and_asks_once_whether_memory_is_pinned(resolved_cuda0: Any) -> None:
+    """Through ``_async_h2d``: a flat list, an ndarray, a pageable tensor and a pinned tensor aimed at a resolved CUDA
+    spelling take the fast path, each asking ``is_pinned()`` at most once (the general path asked it a second time for a
+    pageable tensor); a pinned tensor converted to another dtype is staged without asking; an ``out`` takes the general
+    path."""
+    R = resolved_cuda0
+    with _PinnedWithoutCuda() as mode:
+        pinned = mode.pin(torch.arange(4, dtype=torch.int32))
+        for data, dtype, checks, staged in (
+            ([1, 2, 3], None, 0, True),
+            (np.arange(4, dtype=np.int32), None, 0, True),
+            (torch.arange(4, dtype=torch.int32), None, 1, True),
+            (pinned, None, 1, False),
+            (pinned, torch.int64, 0, True),
+        ):
+            mode.moves.clear()
+            mode.pinned_checks = 0
+            assert R._async_h2d(data, "cuda:0", dtype, None) == "moved"
+            ((moved, args, kwargs, moved_id),) = mode.moves
+            assert mode.pinned_checks == checks, (data, mode.pinned_checks)
+            assert (kwargs == {"non_blocking": True, "copy": True}) is staged and (moved_id != id(data)) is staged
+
+
+def test_fast_path_only_without_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``_async_h2d`` tries the fast path for every call without ``out`` (it decides by itself, returning None for what
+    it does not take), never with one."""
     from h2d_contracts.h2d_impl import h2d as R
 
     tried: list[Any] = []
-    monkeypatch.setattr(R, "_pinned_fast_path", lambda data, device: tried.append(data))
+    monkeypatch.setattr(R, "_fast_path", lambda data, device, dtype, small_max: tried.append(data))
     t = torch.arange(4)
-    for call in (
-        lambda: R._async_h2d(t, "cpu", torch.float32, None),
-        lambda: R._async_h2d(t, None, None, torch.zeros(4, dtype=torch.int64)),
-        lambda: R._async_h2d(torch.nn.Parameter(torch.ones(2), requires_grad=False), "cpu", None, None),
-        lambda: R._async_h2d([1, 2], "cpu", None, None),
-    ):
-        call()
+    R._async_h2d(t, None, None, torch.zeros(4, dtype=torch.int64))
     assert tried == []
-    R._async_h2d(t, "cpu", torch.int64, None)
-    R._async_h2d(t, "cpu", None, None)
-    assert len(tried) == 2
+    for data in (t, [1, 2], np.arange(2), torch.nn.Parameter(torch.ones(2), requires_grad=False)):
+        R._async_h2d(data, "cpu", None, None)
+    assert len(tried) == 4
 
 
 # --------------------------------------------------------------------------- the fused apply's table cache
