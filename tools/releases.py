@@ -5,7 +5,7 @@ Usage::
     python tools/releases.py install vllm==0.15.1 sglang==0.5.23 ...   # one folder per release
     python tools/releases.py run vllm==0.15.1 ... [--seed N] [--out docs/records/conformance]
     python tools/releases.py carry vllm==0.15.1 ...     # slim source tarballs for a GPU machine (.gpu_carry/)
-    python tools/releases.py matrix [--out docs/records/conformance] [--gpu DIR] > docs/conformance.md
+    python tools/releases.py matrix [--out docs/records/conformance] [--gpu DIR ...] > docs/conformance.md
 
 ``install`` puts each release, without its dependency tree, in a folder of its own
 (``pip install --no-deps --target $H2D_RELEASES/<name>-<version>``, default
@@ -201,8 +201,25 @@ def _table(reports: list[tuple[str, dict[str, Any]]], contracts: list[str]) -> t
     return lines, details
 
 
-def matrix(out: Path, gpu: Path | None = None) -> str:
-    """The conformance matrix as markdown: the CPU records of ``out``, then the GPU records of ``gpu`` (if any)."""
+def _gpu_reports(dirs: list[Path]) -> list[tuple[str, dict[str, Any]]]:
+    """Each release's GPU record from the last of ``dirs`` that has it, its stem suffixed with that folder (the
+    commit of its run: records of several runs in one table say which run each row is) and, where the run did not
+    verify reproductions (``--h2d-verify=off``), saying so."""
+    latest: dict[str, tuple[str, dict[str, Any]]] = {}
+    for folder in dirs:
+        label = folder.parent.name if folder.name == "releases" else folder.name  # records/gpu/DATE-COMMIT/releases
+        if folder.is_dir():
+            for stem, data in _reports(folder):
+                note = ", reproductions not run" if "--h2d-verify=off" in str(data.get("command", "")) else ""
+                latest[stem] = (f"{stem} ({label}{note})", data)
+    rows = list(latest.values())
+    rows.sort(key=lambda r: (r[0].split("-")[0], _version_key(r[1].get("target_version", ""))))
+    return rows
+
+
+def matrix(out: Path, gpu: list[Path] | Path | None = None) -> str:
+    """The conformance matrix as markdown: the CPU records of ``out``, then the GPU records of the folders ``gpu``
+    (if any; a release in several takes its record from the last)."""
     reports = _reports(out)
     if not reports:
         raise SystemExit(f"no reports in {out}")
@@ -225,7 +242,8 @@ def matrix(out: Path, gpu: Path | None = None) -> str:
         "",
     ]
     gpu_part: list[str] = []
-    gpu_reports = _reports(gpu) if gpu is not None and gpu.is_dir() else []
+    gpu_dirs = [gpu] if isinstance(gpu, Path) else list(gpu or [])
+    gpu_reports = _gpu_reports(gpu_dirs)
     if gpu_reports:
         ran = sorted(
             {c for _, d in gpu_reports for c, e in d["contracts"].items() if e.get("outcome") != "not collected"}
@@ -234,11 +252,14 @@ def matrix(out: Path, gpu: Path | None = None) -> str:
         first = gpu_reports[0][1]
         gpu_part = [
             "",
-            f"## On a GPU: the contracts of Model Runner V2's utilities ({gpu.relative_to(ROOT) if gpu.is_relative_to(ROOT) else gpu})",
+            "## On a GPU: the contracts of Model Runner V2's utilities ("
+            + ", ".join(str(g.relative_to(ROOT) if g.is_relative_to(ROOT) else g) for g in gpu_dirs)
+            + ")",
             "",
             "Releases whose `buffer_utils.py` needs UVA (0.15 to 0.29: no `NonUvaBuffer`) are judged only where CUDA",
             "runs. Written from the records of `RELEASE_TGZS=... bash tools/gpu_runner.sh releases` (tests/test_buffer_utils.py,",
-            "its CPU and CUDA halves, against each release's slim source tarball).",
+            "its CPU and CUDA halves, against each release's slim source tarball). Each row names the record folder",
+            "(the run's date and commit) it comes from.",
             "",
             f"Seed {first.get('seed')}; torch {first.get('torch')}; machine: {first.get('machine', '?')}; {first.get('date', '')}.",
             "",
@@ -314,7 +335,13 @@ def main() -> int:
     p.add_argument("--dest", type=Path, default=ROOT / ".gpu_carry")
     p = sub.add_parser("matrix")
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "records" / "conformance")
-    p.add_argument("--gpu", type=Path, default=ROOT / "docs" / "records" / "conformance" / "gpu")
+    p.add_argument(
+        "--gpu",
+        type=Path,
+        nargs="+",
+        default=[ROOT / "docs" / "records" / "conformance" / "gpu"],
+        help="folders of GPU release records; a release in several takes its record from the last",
+    )
     args = ap.parse_args()
     if args.cmd == "install":
         install(args.releases)
