@@ -39,6 +39,7 @@ __all__ = [
     "handle_crashed_worker",
     "lost",
     "probe",
+    "renamed",
     "stop_if_device_lost",
 ]
 
@@ -138,3 +139,23 @@ def handle_crashed_worker(crashitem: str, report: Any, sched: Any, lost_in: dict
         )
         return
     report.outcome = "rerun"
+
+
+def renamed(item: pytest.Item, exc: BaseException) -> BaseException | None:
+    """The failure of ``item`` named by the loss of the CUDA context during it, or None (nothing to rename).
+
+    A property's search names the loss itself (:func:`harness.runner.search_kinds`); a test that
+    is not a search (a table of calls, a sequence) fails with whatever its next call raised after
+    the fault, "a valid call raised: ... an illegal memory access". Where this process lost its
+    context during ``item`` and ``exc`` carries contract violations none of which names the loss,
+    they become one violation of the first one's contract whose kind is the loss
+    (:func:`harness.runner.device_lost`), the first outcome kept in its message.
+    """
+    from h2d_contracts.harness.runner import device_lost, violations_in
+
+    if not _LOST or _LOST[0][0] != item.nodeid:
+        return None
+    found = violations_in(exc)
+    if not found or any(str(v).split("] ", 1)[-1].startswith("device lost:") for v in found):
+        return None
+    return device_lost(exc, found[0].contract, item.name, _LOST[0][1])

@@ -132,8 +132,11 @@ class Outcomes:
         except NotApplicable as exc:
             device_loss.check_after_test(item, failed=False)
             pytest.skip(f"not applicable: {exc}")
-        except BaseException:
+        except BaseException as exc:
             device_loss.check_after_test(item, failed=True)
+            lost = device_loss.renamed(item, exc)
+            if lost is not None:
+                raise lost from exc
             raise
         device_loss.check_after_test(item, failed=False)
         return result
