@@ -113,25 +113,12 @@ def nondeterministic(exc: BaseException, contract: str, prop: str) -> ContractVi
     lost = device.context_error()
     if lost is not None:
         return device_lost(exc, contract, prop, lost)
-    inner = [str(e) for e in getattr(exc, "exceptions", ()) if isinstance(e, ContractViolation)]
-    first = inner[0] if inner else f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-    last = last_call()
-    msg = (
+    inner = [e for e in getattr(exc, "exceptions", ()) if isinstance(e, ContractViolation)]
+    head = (
         f"nondeterministic target: {prop} got a different outcome when Hypothesis replayed the same input "
-        f"(the kit's strategies are deterministic, so the target answered differently on the same call); "
-        f"first outcome:\n    {first.replace(chr(10), chr(10) + '    ')}"
+        f"(the kit's strategies are deterministic, so the target answered differently on the same call)"
     )
-    if last:
-        msg += f"\n  last call made: {last}"
-    violation = ContractViolation(contract, msg)
-    first_violation = next((e for e in getattr(exc, "exceptions", ()) if isinstance(e, ContractViolation)), None)
-    if first_violation is not None:
-        violation.repro, violation.input_class, violation.check = (
-            first_violation.repro,
-            first_violation.input_class,
-            first_violation.check,
-        )
-    return violation
+    return _after_first_outcome(contract, head, inner, exc)
 
 
 def device_lost(exc: BaseException, contract: str, prop: str, error: str) -> ContractViolation:
@@ -144,13 +131,22 @@ def device_lost(exc: BaseException, contract: str, prop: str, error: str) -> Con
     in a fresh process, it may reproduce the fault).
     """
     inner = [e for e in _flat_exceptions(exc) if isinstance(e, ContractViolation)]
-    first = str(inner[0]) if inner else f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-    last = last_call()
-    msg = (
+    head = (
         f"device lost: the CUDA context was lost during the calls of {prop} ({error}); the error is sticky, so every "
         "later call of this process raised it and the replays by Hypothesis saw the loss, not the input that caused it "
-        f"(a kernel fault: an out-of-bounds access?); first outcome:\n    {first.replace(chr(10), chr(10) + '    ')}"
+        "(a kernel fault: an out-of-bounds access?)"
     )
+    return _after_first_outcome(contract, head, inner, exc)
+
+
+def _after_first_outcome(
+    contract: str, head: str, inner: list[ContractViolation], exc: BaseException
+) -> ContractViolation:
+    """A violation of ``contract`` saying ``head``, then the first outcome (``inner[0]``, else ``exc``'s first line) and
+    the last call made; it carries the first violation's reproduction, input class and check."""
+    first = str(inner[0]) if inner else f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+    msg = f"{head}; first outcome:\n    {first.replace(chr(10), chr(10) + '    ')}"
+    last = last_call()
     if last:
         msg += f"\n  last call made: {last}"
     violation = ContractViolation(contract, msg)
@@ -268,9 +264,8 @@ def search_kinds(run_once: Callable[[], None], contract: str, prop: str, rounds:
                 break
             except (Flaky, ContractViolation, BaseExceptionGroup) as exc:
                 lost = device.context_error()
-                if (
-                    lost is not None
-                ):  # every call after a kernel fault fails: the loss is the last kind, not its replays
+                # every call after a kernel fault fails: the loss is the last kind, not its replays
+                if lost is not None:
                     found[("device lost", "")] = device_lost(exc, contract, prop, lost)
                     break
                 if isinstance(exc, Flaky):

@@ -159,8 +159,13 @@ def _reports(out: Path) -> list[tuple[str, dict[str, Any]]]:
         data = json.loads(path.read_text())
         if "contracts" in data and "target" in data:
             reports.append((path.stem, data))
-    reports.sort(key=lambda r: (r[0].split("-")[0], _version_key(r[1].get("target_version", ""))))
+    reports.sort(key=_release_order)
     return reports
+
+
+def _release_order(report: tuple[str, dict[str, Any]]) -> tuple[str, tuple[int, ...]]:
+    """A report's place in a matrix: by engine (the stem's first word), then by version."""
+    return report[0].split("-")[0], _version_key(report[1].get("target_version", ""))
 
 
 def _table(reports: list[tuple[str, dict[str, Any]]], contracts: list[str]) -> tuple[list[str], list[str]]:
@@ -212,9 +217,7 @@ def _gpu_reports(dirs: list[Path]) -> list[tuple[str, dict[str, Any]]]:
             for stem, data in _reports(folder):
                 note = ", reproductions not run" if "--h2d-verify=off" in str(data.get("command", "")) else ""
                 latest[stem] = (f"{stem} ({label}{note})", data)
-    rows = list(latest.values())
-    rows.sort(key=lambda r: (r[0].split("-")[0], _version_key(r[1].get("target_version", ""))))
-    return rows
+    return sorted(latest.values(), key=_release_order)
 
 
 def matrix(out: Path, gpu: list[Path] | Path | None = None) -> str:

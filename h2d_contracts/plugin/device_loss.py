@@ -38,7 +38,6 @@ __all__ = [
     "exit_worker_if_lost",
     "handle_crashed_worker",
     "lost",
-    "probe",
     "renamed",
     "stop_if_device_lost",
 ]
@@ -49,11 +48,6 @@ EXIT_STATUS = 4
 _LOST: list[tuple[str, str]] = []  # (node id, error) of the test during which this process lost its CUDA context
 
 
-def probe() -> str | None:
-    """The sticky error of this process's CUDA context, or None: :func:`harness.device.context_error`."""
-    return _device.context_error()
-
-
 def check_after_test(item: pytest.Item, failed: bool) -> None:
     """After ``item``'s call: if the context is lost now, record it, and fail ``item`` if it passed (else add a section).
 
@@ -62,7 +56,7 @@ def check_after_test(item: pytest.Item, failed: bool) -> None:
     """
     if _LOST:
         return
-    error = probe()
+    error = _device.context_error()
     if error is None:
         return
     _LOST.append((item.nodeid, error))
