@@ -94,7 +94,10 @@ unpack() {  # unpack TGZ DIR: an engine's Python files, for the source-loading t
   rm -rf "$2" && mkdir -p "$2" && tar xzf "$1" -C "$2"
 }
 ENGINE_DIR=$(mktemp -d /tmp/h2d_engine.XXXXXX)
-pytest_gpu=(python3 -m pytest -p no:cacheprovider -q -n "$WORKERS" --timeout "$TT" -o addopts= -rfE -k "$SELECT")
+# a reproduction's fresh interpreter (CUDA's start, Triton's compile) ends well inside $VERIFY_TIMEOUT_S; one that does not is
+# reported "timed out" with its problem, each problem's seconds are in the report (verify_seconds), and the stage goes on
+VT=${VERIFY_TIMEOUT_S:-90}
+pytest_gpu=(python3 -m pytest -p no:cacheprovider -q -n "$WORKERS" --timeout "$TT" -o addopts= -rfE -k "$SELECT" --h2d-verify-timeout "$VT")
 for mode in "${stages[@]}"; do
   case $mode in
     reference)
@@ -120,7 +123,7 @@ for mode in "${stages[@]}"; do
       for tgz in ${RELEASE_TGZS:-}; do
         v=$(basename "$tgz" | sed -E 's/^vllm-([0-9.]+)-.*/\1/')
         unpack "$tgz" "$ENGINE_DIR/vllm-$v"
-        ( stage "vllm-$v" "${RELEASE_S:-300}" env PYTHONPATH="$ENGINE_DIR/vllm-$v:${PYTHONPATH:-}" python3 -m pytest -p no:cacheprovider -q -n "$WORKERS" --timeout "$TT" -o addopts= -rfE --hypothesis-seed="${ENGINE_SEEDS:-20261201}" --h2d-impl vllm --h2d-report "$ENGINE_DIR/report-vllm-$v" -k "$SELECT" tests/test_buffer_utils.py
+        ( stage "vllm-$v" "${RELEASE_S:-300}" env PYTHONPATH="$ENGINE_DIR/vllm-$v:${PYTHONPATH:-}" python3 -m pytest -p no:cacheprovider -q -n "$WORKERS" --timeout "$TT" -o addopts= -rfE --hypothesis-seed="${ENGINE_SEEDS:-20261201}" --h2d-impl vllm --h2d-verify-timeout "$VT" --h2d-report "$ENGINE_DIR/report-vllm-$v" -k "$SELECT" tests/test_buffer_utils.py
           python3 -c "import sys; sys.path.insert(0, 'tools'); from pathlib import Path; from releases import slim; slim(Path(sys.argv[1]), Path(sys.argv[2]))" "$ENGINE_DIR/report-vllm-$v.json" "$OUT/vllm-$v.json" >> "$LOG" 2>&1 ) &
         rpids+=($!)
       done

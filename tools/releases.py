@@ -129,18 +129,30 @@ RECORD_KEYS = (
     "unmatched_xfails",
     "unwitnessed_xfails",
 )
-PROBLEM_KEYS = ("id", "contract", "kind", "description", "tests", "expected", "verified", "count")
+PROBLEM_KEYS = (
+    "id",
+    "contract",
+    "kind",
+    "description",
+    "tests",
+    "expected",
+    "verified",
+    "verify_reason",
+    "verify_seconds",
+    "count",
+)
 
 
 def slim(src: Path, dst: Path) -> None:
     """Write the record of report ``src`` to ``dst``: :data:`RECORD_KEYS`, and per problem :data:`PROBLEM_KEYS`
-    (the description cut to 300 characters, at most 5 test ids). The full report (every test, every reproduction)
+    (the description and the reason a reproduction was not verified cut to 300 characters, at most 5 test ids;
+    ``verify_seconds``: its reproduction's wall seconds on the target, then the reference). The full report (every test, every reproduction)
     stays where the run wrote it; a record is what the matrix and a reader need, a few kB a release."""
     data = json.loads(src.read_text())
     record = {k: data[k] for k in RECORD_KEYS if k in data}
     record["problems"] = [
         {
-            k: (v[:300] if k == "description" else v[:5] if k == "tests" else v)
+            k: (v[:300] if k in ("description", "verify_reason") else v[:5] if k == "tests" else v)
             for k, v in p.items()
             if k in PROBLEM_KEYS
         }

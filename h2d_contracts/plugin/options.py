@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 from typing import Any
 
@@ -25,6 +26,20 @@ PROFILES: dict[str, tuple[dict[str, Any], str]] = {
         "long campaigns: 125 times the default",
     ),
 }
+
+
+def _positive_seconds(text: str) -> float:
+    """``--h2d-verify-timeout``'s value: a number of seconds greater than 0.
+
+    Raises argparse.ArgumentTypeError (pytest prints it as a usage error naming the option).
+    """
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return seconds
 
 
 def add(parser: pytest.Parser) -> None:
@@ -64,6 +79,13 @@ def add(parser: pytest.Parser) -> None:
         default="on",
         choices=("on", "off"),
         help="run each distinct problem's reproduction in a fresh interpreter, against the target and the reference, and mark it verified (default on)",
+    )
+    group.addoption(
+        "--h2d-verify-timeout",
+        type=_positive_seconds,
+        default=300.0,
+        metavar="SECONDS",
+        help="the most one reproduction may run in its fresh interpreter before it is killed and reported 'timed out' (default 300; each problem's seconds on the target and the reference are in the report)",
     )
     group.addoption(
         "--h2d-full-trace",

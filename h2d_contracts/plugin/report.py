@@ -140,6 +140,8 @@ class Problem:
     repro_path: str = ""
     verified: bool | None = None
     verify_reason: str = ""
+    #: Wall seconds of its reproduction's run on the target, then on the reference (empty when not run).
+    verify_seconds: list[float] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k != "repro"}

@@ -228,9 +228,14 @@ class Verdict:
             return
         spec = run_state(self.config).spec
         work = where / "verify"
-        verdicts = verify([(p.id, script, spec, (p.contract, p.repro_kind or p.kind)) for p, script in jobs], str(work))
+        verdicts = verify(
+            [(p.id, script, spec, (p.contract, p.repro_kind or p.kind)) for p, script in jobs],
+            str(work),
+            timeout_s=float(self.config.getoption("--h2d-verify-timeout")),
+        )
         for (p, _), v in zip(jobs, verdicts):
             p.verified, p.verify_reason = v.verified, v.reason
+            p.verify_seconds = [r["seconds"] for r in (v.on_target, v.on_reference) if r and "seconds" in r]
             if p.repro_problem and not v.verified:
                 p.verify_reason += f" (known loss in the script: {p.repro_problem})"
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -41,6 +44,9 @@ except BaseException as exc:
     else:
         out = {"outcome": "error", "detail": "".join(traceback.format_exception(exc))[-3000:]}
 print("H2D-REPRO " + json.dumps(out), flush=True)
+sys.stderr.flush()
+import os
+os._exit(0)  # the outcome is out: nothing after it (atexit handlers, threads, CUDA's teardown) may hold the verdict
 """
 
 
@@ -55,19 +61,48 @@ class Verdict:
 
 
 def run_script(path: str, *, timeout_s: float = 300.0, env: dict[str, str] | None = None) -> dict[str, Any]:
-    """Run the reproduction at ``path`` in a fresh interpreter (a subprocess); return its outcome (see :data:`_DRIVER`)."""
+    """Run the reproduction at ``path`` in a fresh interpreter (a subprocess); return its outcome (see :data:`_DRIVER`).
+
+    The outcome is a dict: ``outcome`` (``passed``, ``violation``, ``not applicable``,
+    ``error``, ``timed out``), its details, and ``seconds`` (wall time of the run, s).
+    The driver ends its process as soon as it has printed the outcome (``os._exit``): an
+    interpreter's teardown (atexit handlers, non-daemon threads, CUDA's context
+    destruction) cannot hold the verdict. The script runs in a session of its own, and at
+    ``timeout_s`` (seconds) its whole process group is killed, children included.
+    """
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), **(env or {})}
     environment.pop("PYTEST_CURRENT_TEST", None)
+    started = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _DRIVER, path],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+        start_new_session=True,
+    )
     try:
-        proc = subprocess.run(
-            [sys.executable, "-c", _DRIVER, path], capture_output=True, text=True, timeout=timeout_s, env=environment
-        )
+        stdout, stderr = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
-        return {"outcome": "timed out", "detail": f"still running after {timeout_s:.0f} s"}
-    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith(_MARK)), None)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.kill()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.communicate(timeout=10)  # a child that left the group could still hold the pipes: not waited for
+        proc.wait()
+        return {
+            "outcome": "timed out",
+            "detail": f"still running after {timeout_s:.0f} s",
+            "seconds": round(time.monotonic() - started, 2),
+        }
+    seconds = round(time.monotonic() - started, 2)
+    line = next((ln for ln in stdout.splitlines() if ln.startswith(_MARK)), None)
     if line is None:
-        return {"outcome": "error", "detail": f"exit {proc.returncode}: {proc.stderr[-2000:]}"}
-    return cast("dict[str, Any]", json.loads(line[len(_MARK) :]))  # the driver prints one JSON object
+        return {"outcome": "error", "detail": f"exit {proc.returncode}: {stderr[-2000:]}", "seconds": seconds}
+    return {
+        **cast("dict[str, Any]", json.loads(line[len(_MARK) :])),
+        "seconds": seconds,
+    }  # the driver prints one JSON object
 
 
 def _forked(path: str, conn: Any) -> None:
@@ -75,7 +110,6 @@ def _forked(path: str, conn: Any) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
-    import contextlib
     import io
 
     buffer = io.StringIO()
@@ -108,6 +142,7 @@ def _forked(path: str, conn: Any) -> None:
                 out = {"outcome": "error", "detail": "".join(traceback.format_exception(exc))[-3000:]}
     conn.send(out)
     conn.close()
+    os._exit(0)  # as the driver: no teardown (atexit, threads joined by multiprocessing) after the outcome
 
 
 #: Set while the preloaded verification server starts: the target specs its import loads.
@@ -143,7 +178,6 @@ def _preloaded_runner(
         results: list[dict[str, Any] | None] = [None] * len(paths)
         pending = list(enumerate(paths))
         running: list[tuple[int, Any, Any, float]] = []
-        import time
 
         try:
             while pending or running:
@@ -174,6 +208,7 @@ def _preloaded_runner(
                         results[i] = {"outcome": "timed out", "detail": f"still running after {timeout_s:.0f} s"}
                     else:
                         continue
+                    results[i] = {**cast("dict[str, Any]", results[i]), "seconds": round(time.monotonic() - started, 2)}
                     proc.join(5)
                     conn.close()
                     running.remove(entry)

@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import decimal
 import fractions
+import os
 import runpy
 import struct
+import time
 import warnings
 
 import numpy as np
@@ -293,3 +295,84 @@ def test_verification_tells_real_failures_from_others(tmp_path):
     assert (
         not kit.verified and "on the reference it failed with a violation too" in kit.reason
     )  # [7] into a (1,) out is no mismatch: the check is wrong, the reference fails it too
+
+
+def test_the_fresh_interpreter_path_verifies_and_times_each_run(tmp_path, monkeypatch):
+    """On a CUDA machine every script runs in a new interpreter (no fork): forced here, the real failure is verified the
+    same way, and each run's wall seconds are reported (the report's ``verify_seconds``)."""
+    import importlib
+
+    module = importlib.import_module(
+        "h2d_contracts.harness.repro.verify"
+    )  # the package's name `verify` is the function
+    monkeypatch.setattr(module, "_preloaded_runner", lambda *a, **k: None)
+    shape = "check_out_shape_rejected(target, [7], {'out': torch.zeros(4, dtype=torch.int64)})"
+    job = (
+        "real",
+        _violation_script("check_out_shape_rejected", shape),
+        "h2d_contracts.contracts.mutants:broadcast_into_out",
+        ("out", "out.shape=(...) vs data shape (...): no exception [list+out]"),
+    )
+    (real,) = repro.verify([job], str(tmp_path), workers=1)
+    assert real.verified, real.reason
+    assert real.on_reference is not None
+    assert real.on_target["seconds"] >= 0 and real.on_reference["seconds"] >= 0
+
+
+_HELD_AT_EXIT = """
+import atexit, threading, time
+atexit.register(time.sleep, 600)  # an interpreter whose teardown never ends
+threading.Thread(target=time.sleep, args=(600,)).start()  # and a non-daemon thread it would join
+"""
+
+
+def test_a_teardown_that_hangs_does_not_hold_the_outcome(tmp_path):
+    """The script ends, then its interpreter's teardown hangs (an atexit handler, a non-daemon thread: what a CUDA
+    context's destruction or a library's thread can do): the outcome is read as soon as the script has ended, never at
+    the timeout. Before the driver ended its process itself, this run was reported 'timed out'."""
+    script = tmp_path / "held.py"
+    script.write_text(_HELD_AT_EXIT)
+    got = repro.run_script(str(script), timeout_s=120)
+    assert got["outcome"] == "passed", got
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc to see whether the child process still runs")
+def test_a_timed_out_script_is_killed_with_its_children(tmp_path):
+    """At the timeout the script's whole process group is killed: a child it started does not outlive it (a leftover
+    process would keep the GPU's memory and the pipes of the run)."""
+    pid_file = tmp_path / "child.pid"
+    script = tmp_path / "stuck.py"
+    script.write_text(
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        "time.sleep(600)\n"
+    )
+    got = repro.run_script(str(script), timeout_s=8)
+    assert got["outcome"] == "timed out" and "still running after 8 s" in got["detail"], got
+    pid = int(pid_file.read_text())  # written at once: the script's first lines run well inside 8 s
+    for _ in range(100):
+        if not _alive(pid):
+            break
+        time.sleep(0.1)
+    assert not _alive(pid), f"the script's child {pid} still runs"
+
+
+def test_the_verification_timeout_option_refuses_what_is_not_a_positive_number():
+    """``--h2d-verify-timeout`` takes seconds > 0; 0, a negative, inf, nan or a word is a usage error that names the value."""
+    import argparse
+
+    from h2d_contracts.plugin.options import _positive_seconds
+
+    assert _positive_seconds("2.5") == 2.5
+    for bad in ("0", "-1", "inf", "nan", "abc"):
+        with pytest.raises(argparse.ArgumentTypeError, match=repr(bad)):
+            _positive_seconds(bad)

@@ -509,4 +509,6 @@ def test_every_defect_of_a_target_is_reported_in_one_run(tmp_path):
             f"defect ({contract}, {kind}, {cls}) missing from the digest: {[(p['contract'], p['kind'], p['classes']) for p in problems]}"
         )
         assert any(p["verified"] for p in hits), [(p["id"], p["verify_reason"]) for p in hits]
+    timed = [p["verify_seconds"] for p in problems if p["verified"]]
+    assert timed and all(len(s) == 2 and min(s) >= 0 for s in timed), timed  # the target's run, then the reference's
     assert "distinct problems of runner:several_defects" in proc.stdout
