@@ -1,0 +1,104 @@
+"""b12 (CPU): the size check "simplified" to ``isinstance(s, int)``: a bool size (``True``) passes as 1 row.
+
+Where: ``h2d_impl/buffer.py::CpuGpuBuffer.__init__``, the per-size type check.
+
+Change (one test; the inner bool test goes with it)::
+
+    if isinstance(s, bool) or not isinstance(s, int):     # reference: a bool is refused
+        try:
+            if isinstance(s, bool):
+                raise TypeError
+            operator.index(s)
+    if not isinstance(s, int):                            # bug: "the bool test is noise: ints pass, others are indexed"
+        try:
+            operator.index(s)
+
+``bool`` is a subclass of ``int``: ``CpuGpuBuffer(True, dtype=...)`` builds a one-row buffer,
+``CpuGpuBuffer(4, False, ...)`` a ``(4, 0)`` one: a flag passed where a size belongs (a
+shifted positional argument) goes unnoticed. Numpy bools are still refused (they are not
+``int``), as are floats and strings.
+
+Promise broken: h2d_impl/buffer.py ``CpuGpuBuffer`` docstring, Raises: "TypeError: a size that
+is not an int (bools included), ..."; docs/contracts.md, buffer: "bad constructor arguments
+raise `TypeError`/`ValueError` naming one of `size`, ...".
+
+Smallest input: ``CpuGpuBuffer(True, dtype=torch.int32, device='cpu')``.
+Reference: ``TypeError: size[0] must be an int, got True``. Bug: a buffer with ``.cpu.shape == (1,)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import operator
+
+import numpy as np
+import torch
+
+from h2d_contracts.contracts import Target
+from h2d_contracts.h2d_impl import buffer
+from plumbing import bu_fork, fork, make_target, rebind
+
+def __init__(
+    self: buffer.CpuGpuBuffer,
+    *size: int,
+    dtype: torch.dtype,
+    device: torch.device | str,
+    pin_memory: bool | None = None,
+    with_numpy: bool = True,
+) -> None:
+    if not size:
+        raise ValueError("CpuGpuBuffer needs at least one size argument (the row capacity)")
+    for i, s in enumerate(size):
+        if not isinstance(s, int):  # BUG (r50 b12): bool is an int subclass: True passes as 1
+            try:
+                operator.index(s)
+            except TypeError:
+                raise TypeError(f"size[{i}] must be an int, got {s!r}") from None
+        if operator.index(s) < 0:
+            raise ValueError(f"size[{i}]={s} is negative")
+    size = tuple(operator.index(s) for s in size)
+    check_dtype_arg(dtype)
+    if dtype is None:
+        raise TypeError("dtype is required: pass a torch.dtype such as torch.int32")
+    if device is None:
+        raise TypeError("device is required: pass 'cuda', 'cuda:1', a torch.device or 'cpu'")
+    from .h2d import _resolve_device  # local: h2d imports this package's helpers (resolved in buffer's globals)
+
+    device = _resolve_device(device)
+    if pin_memory is not None and not isinstance(pin_memory, (bool, np.bool_)):
+        raise TypeError(f"pin_memory must be a bool or None, got {pin_memory!r}")
+    if not isinstance(with_numpy, (bool, np.bool_)):
+        raise TypeError(f"with_numpy must be a bool, got {with_numpy!r}")
+    if with_numpy and dtype not in _NUMPY_DTYPES:
+        raise ValueError(
+            f"dtype={dtype} has no numpy equivalent, so .np cannot be made: create the buffer with with_numpy=False"
+        )
+    guard = torch.cuda.device(device) if device.type == "cuda" else contextlib.nullcontext()
+    try:
+        with guard:
+            if pin_memory is None:
+                pin_memory = pin_memory_available()
+            self.cpu = torch.zeros(
+                size, dtype=dtype, device="cpu", pin_memory=bool(pin_memory) and pin_memory_available()
+            )
+        self.gpu = torch.zeros(size, dtype=dtype, device=device)
+    except (RuntimeError, OverflowError, TypeError) as exc:
+        raise ValueError(f"size={size} with dtype={dtype} cannot be allocated: {str(exc).splitlines()[0]}") from exc
+    self._np = self.cpu.numpy() if with_numpy else None
+
+
+class CpuGpuBuffer(buffer.CpuGpuBuffer):
+    __doc__ = buffer.CpuGpuBuffer.__doc__
+    __init__ = rebind(__init__, buffer)
+
+
+def target() -> Target:
+    f = fork("b12")
+    return make_target(
+        "b12_bool_size_accepted",
+        fn=f.h2d.async_tensor_h2d,
+        cpu_variant=f.h2d.async_tensor_h2d_cpu,
+        empty_cache=f.staging.empty_staging_cache,
+        buffer_cls=CpuGpuBuffer,
+        buffer_utils=bu_fork("b12"),
+    )
