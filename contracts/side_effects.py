@@ -608,7 +608,7 @@ def prop_buffer_side_effects(target: Target, device: torch.device, **overrides: 
 
 @prop("side-effects", table=True)
 def prop_side_effects_table(target: Target, device: torch.device, **overrides: Any) -> None:
-    """side-effects: a list, an array, a tensor call and a 40,000-element conversion from every starting state
+    """side-effects: a list, an array, a tensor call and 40,000-element copies and conversions from every starting state
     (:data:`STARTS`), and every bad-input
     kind's simplest case (:func:`~h2d_contracts.strategies.bad_inputs_table`), each leaving the process-wide state as
     it found it: a table, so a starting state or an error path (print options set to shorten a message's preview) is
@@ -620,8 +620,14 @@ def prop_side_effects_table(target: Target, device: torch.device, **overrides: A
     # and a conversion large enough for the reference's piecewise host copy (40,000 float32 into float16: held-out
     # round r47 pinned torch to one thread there and "restored" the core count)
     converted = (np.ones(40_000, dtype=np.float32), {"dtype": torch.float16})
+    # and the two numpy routes of that copy: a same-dtype copy and a cast numpy makes (held-out round r50 raised
+    # numpy's ufunc buffer size there and left it: np.setbufsize is process-wide, not a per-call option)
+    numpy_routes = [
+        (np.arange(40_000, dtype=np.int32), {}),
+        (np.ones(40_000, dtype=np.float32), {"dtype": torch.int32}),
+    ]
     for start in STARTS:
-        for data, extra in [*((d, {}) for d in valid), converted]:
+        for data, extra in [*((d, {}) for d in valid), converted, *numpy_routes]:
             kwargs = domain_kwargs(target, data, {"device": device, **extra})
             if in_domain(target, data, kwargs):
                 rows.row(check_side_effects, target, data, kwargs, start=start)

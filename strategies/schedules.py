@@ -57,17 +57,20 @@ def row_length(size: int | tuple[int, ...] | list[int]) -> int:
 
 @st.composite
 def staged_tensor_specs(draw: st.DrawFn, *, dtypes: tuple[torch.dtype, ...] = STAGED_WRITE_DTYPES) -> dict[str, Any]:
-    """``{"size": rows or (rows, columns) (a tuple or a list), "dtype": ...}`` of a StagedWriteTensor: 1 to 6 rows, rows
-    that cross 1,024."""
+    """``{"size": rows, (rows, columns) or (rows, 2, columns) (a tuple or a list), "dtype": ...}`` of a
+    StagedWriteTensor: 1 to 6 rows, rows that cross 1,024; a row of a 3-D tensor is all its trailing elements (vLLM
+    writes rows of ``.gpu.stride(0)`` elements; held-out round r50 took the last dimension for a row)."""
     rows = draw(st.integers(1, 6), label="rows")
     dtype = draw(st.sampled_from(dtypes), label="dtype")
     uva = draw(st.booleans(), label="uva_instead_of_gpu")  # a UVA view where UVA is available, the device elsewhere
-    if draw(st.booleans(), label="1-D"):
+    rank = draw(st.sampled_from([1, 2, 2, 3]), label="dimensions")
+    if rank == 1:
         return {"size": rows, "dtype": dtype, "uva": uva}
     columns = draw(st.sampled_from(_COLUMNS), label="columns")
     # a shape spelled as a tuple or a list (vLLM passes size on to torch.zeros, which takes any sequence)
     spelled = draw(st.sampled_from([tuple, list]), label="size spelled as")
-    return {"size": spelled((rows, columns)), "dtype": dtype, "uva": uva}
+    shape = (rows, columns) if rank == 2 else (rows, 2, min(columns, WRITE_BLOCK + 1))
+    return {"size": spelled(shape), "dtype": dtype, "uva": uva}
 
 
 def write_values(dtype: torch.dtype, n: int) -> st.SearchStrategy[list[int | float]]:

@@ -22,7 +22,15 @@ def test_staged_far_past(target, device):
     P.prop_staged_far_past(target, device)
 
 
+def test_staged_edges(target, device):
+    P.prop_staged_edges(target, device)
+
+
 test_fused_writes = contract_test(P.prop_fused_writes)
+
+
+def test_fused_tables_reordered(target, device):
+    P.prop_fused_tables_reordered(target, device)
 
 
 test_pool_steps = contract_test(P.prop_pool_steps)

@@ -129,7 +129,11 @@ def prop_buffer_bad_args(target: Target, device: torch.device, **overrides: Any)
         ("device None", (4,), {**ok, "device": None}, TypeError),
         ("device an invalid string", (4,), {**ok, "device": "gpu:x"}, ValueError),
         ("pin_memory a string", (4,), {**ok, "pin_memory": "yes"}, TypeError),
+        # ints are not bools, though 1 == True (held-out round r50 tested membership in (None, True, False))
+        ("pin_memory the int 1", (4,), {**ok, "pin_memory": 1}, TypeError),
+        ("pin_memory the int 0", (4,), {**ok, "pin_memory": 0}, TypeError),
         ("with_numpy a string", (4,), {**ok, "with_numpy": "no"}, TypeError),
+        ("with_numpy the int 1", (4,), {**ok, "with_numpy": 1}, TypeError),
     ]
     for why, args, kwargs, raises in table:
         rows.row(check_buffer_rejected, target, args, kwargs, raises, why)
@@ -169,7 +173,8 @@ def prop_buffer_copy(target: Target, device: torch.device, **overrides: Any) -> 
 
 @prop("buffer")
 def prop_buffer_copy_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
-    """buffer: capacities 1-4097 (past 64, 128, 1024 and 4096) with n in {0, 1, 300, capacity-1, capacity}, both directions (a table)."""
+    """buffer: capacities 1-4097 (past 64, 128, 1024 and 4096) with n in {0, 1, 300, capacity-1, capacity} and as 0-d
+    integer tensors, both directions (a table)."""
     require_device(target, device, "buffer")
     target.require("buffer", "buffer")
     del overrides  # deterministic: every size every run
@@ -178,7 +183,10 @@ def prop_buffer_copy_sizes(target: Target, device: torch.device, **overrides: An
         # pinning asked for at odd capacities, whether or not this host has pinned memory (fallback: pageable)
         spec = {"size": (capacity, 3), "dtype": torch.int32, "pin_memory": capacity % 2 == 1, "with_numpy": True}
         values = torch.arange(capacity * 3, dtype=torch.int32).view(capacity, 3) + 1
-        for n in sorted({0, 1, capacity - 1, capacity} | ({300} if capacity > 300 else set())):
+        counts: list[Any] = sorted({0, 1, capacity - 1, capacity} | ({300} if capacity > 300 else set()))
+        # and counts read off 0-d integer tensors (held-out round r50 refused them with an isinstance test)
+        counts += [torch.tensor(capacity - 1), torch.tensor(capacity, dtype=torch.int32)]
+        for n in counts:
             for copy in (check_copy_to_gpu, check_copy_to_cpu):
                 rows.row(copy, target, spec, device, n, values)
     rows.finish()

@@ -59,8 +59,9 @@ def _range(dtype: Any) -> tuple[int, int]:
 
 @prop("values", table=True)
 def prop_values_int_edges(target: Target, device: torch.device, **overrides: Any) -> None:
-    """values: integer arrays, tensors and lists of Python ints at the ends of the range their dtype and the target
-    dtype both hold, into every integer dtype, by ``dtype=`` (and their own dtype by ``device=``; a table)."""
+    """values: integer arrays, tensors and lists of Python ints (flat and nested) at the ends of the range their dtype
+    and the target dtype both hold, into every integer dtype, by ``dtype=`` (and their own dtype by ``device=``; a
+    table)."""
     require_device(target, device, "values")
     del overrides  # deterministic: every row every run
     rows = Rows("values integer edges")
@@ -77,8 +78,13 @@ def prop_values_int_edges(target: Target, device: torch.device, **overrides: Any
             values = np.array(int_edge_values(lo, hi), dtype=source)
             for payload in (values, torch.from_numpy(values.copy())):
                 rows.row(check_values, target, payload, {"device": device, "dtype": dtype})
-    for dtype in INT_TARGETS:  # Python ints: no source dtype, the target's own range
-        rows.row(check_values, target, int_edge_values(*_range(dtype)), {"device": device, "dtype": dtype})
+    for dtype in INT_TARGETS:  # Python ints: no source dtype, the target's own range, flat and nested
+        flat = int_edge_values(*_range(dtype))
+        # nested: a column and two rows (held-out round r50 rebuilt ints past int64 from the flat leaves, losing the
+        # nesting; only uint64's edges reach 2**63)
+        half = len(flat) // 2
+        for data in (flat, [[v] for v in flat], [flat[:half], flat[half : 2 * half]]):
+            rows.row(check_values, target, data, {"device": device, "dtype": dtype})
     rows.finish()
 
 
