@@ -97,7 +97,11 @@ def _check_same_tensors(buf: Any, held: dict[str, tuple[torch.Tensor, int]], cal
 
 @check("buffer")
 def check_copy_to_gpu(
-    target: Target, spec: dict[str, Any], device: torch.device, n: int | np.integer[Any] | None, values: torch.Tensor
+    target: Target,
+    spec: dict[str, Any],
+    device: torch.device,
+    n: int | np.integer[Any] | torch.Tensor | None,
+    values: torch.Tensor,
 ) -> None:
     """buffer: on a fresh buffer of ``spec``, ``copy_to_gpu(n)`` copies exactly rows ``[0, n)`` of ``values`` (written to ``.cpu``),
     returns the ``n``-row view of ``.gpu`` and leaves its other rows as they were."""
@@ -142,7 +146,11 @@ def check_copy_to_gpu(
 
 @check("buffer")
 def check_copy_to_cpu(
-    target: Target, spec: dict[str, Any], device: torch.device, n: int | np.integer[Any] | None, values: torch.Tensor
+    target: Target,
+    spec: dict[str, Any],
+    device: torch.device,
+    n: int | np.integer[Any] | torch.Tensor | None,
+    values: torch.Tensor,
 ) -> None:
     """buffer: on a fresh buffer of ``spec``, ``copy_to_cpu(n)`` mirrors copy_to_gpu: after the documented wait rows ``[0, n)``
     of ``.cpu`` hold ``values`` (written to ``.gpu``), the rest untouched, and the ``n``-row view of ``.cpu`` is returned."""
