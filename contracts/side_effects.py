@@ -424,6 +424,12 @@ _SETTINGS: dict[str, tuple[Callable[[], Any], Callable[[Any], object]]] = {
     "log_level": (lambda: logging.root.level, logging.root.setLevel),
     "socket_timeout": (socket.getdefaulttimeout, socket.setdefaulttimeout),
     "threads": (torch.get_num_threads, torch.set_num_threads),
+    "switch_interval": (sys.getswitchinterval, sys.setswitchinterval),
+    "gc_debug": (gc.get_debug, gc.set_debug),
+    "deterministic": (
+        lambda: (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()),
+        lambda v: torch.use_deterministic_algorithms(v[0], warn_only=v[1]),
+    ),
     "root_handlers": (lambda: list(logging.root.handlers), _put_root_handlers),
 }
 
@@ -466,6 +472,12 @@ _STARTED = _read_settings(
         "numpy_errcall",
         "fill",
         "matmul",
+        # and the other settings a helper could leave changed for good: from "as found" only the first call of the
+        # process that changes one is seen
+        "threads",
+        "switch_interval",
+        "gc_debug",
+        "deterministic",
     )
 )
 
