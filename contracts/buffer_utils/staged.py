@@ -101,6 +101,15 @@ def _made(cls: Any, spec: dict[str, Any], device: torch.device) -> Any:
     return cls(spec["size"], spec["dtype"], device)
 
 
+def _tables(tensors: list[Any], device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """The pointer and row-stride tables of ``tensors``, as vLLM's block tables pass them: each ``.gpu``'s address as
+    uint64 and its ``stride(0)`` as int64, on ``device``."""
+    return (
+        torch.tensor([t.gpu.data_ptr() for t in tensors], dtype=torch.uint64, device=device),
+        torch.tensor([t.gpu.stride(0) for t in tensors], dtype=torch.int64, device=device),
+    )
+
+
 #: Exceptions a value past an integer dtype's range is refused with (the reference's async_tensor_h2d rule).
 _RANGE_ERRORS = (ValueError, OverflowError)
 
@@ -221,8 +230,7 @@ def check_fused_writes(
     if max_writes is None:
         max_writes = max(1, sum(len(ops) for ops in schedules))
     writer = fused_cls(device, max_writes)
-    ptrs = torch.tensor([t.gpu.data_ptr() for t in fused], dtype=torch.uint64, device=device)
-    strides = torch.tensor([t.gpu.stride(0) for t in fused], dtype=torch.int64, device=device)
+    ptrs, strides = _tables(fused, device)
     made = ", ".join(
         f"StagedWriteTensor({s['size']!r}, {s['dtype']}{', uva_instead_of_gpu=True' if s.get('uva') else ''})"
         for s in specs
@@ -525,10 +533,7 @@ def check_fused_refused(target: Target, device: str, case: str) -> None:
     if in_place:
         # a first apply through the right tables, then the same table tensors changed in place (held-out round r50
         # cached the tables by identity alone: the writer read them once and never again)
-        good = (
-            torch.tensor([t.gpu.data_ptr() for t in tensors], dtype=torch.uint64, device=where),
-            torch.tensor([t.gpu.stride(0) for t in tensors], dtype=torch.int64, device=where),
-        )
+        good = _tables(tensors, where)
         for k, t in enumerate(tensors):
             t.stage_write_elem(0, k + 3)
         writer.apply(tensors, *good)
@@ -564,7 +569,7 @@ def check_fused_refused(target: Target, device: str, case: str) -> None:
     if in_place:
         table = good
         if case == "ptrs swapped in place":  # the same tensor, its version advanced (uint64: no flip on CUDA)
-            table[0].copy_(torch.tensor(ptrs[::-1], dtype=torch.uint64, device=where))
+            table[0].copy_(_tables(tensors[::-1], where)[0])
         else:  # "stride wrong in place"
             table[1][1] = 0
     else:
@@ -638,16 +643,15 @@ def check_fused_tables_reordered(target: Target, device: str) -> None:
     where = torch.device(device)
     fused, alone = ([cls((2, 4), torch.int32, where) for _ in range(2)] for _ in range(2))
     writer = fused_cls(where, 2)
-    ptrs = torch.tensor([t.gpu.data_ptr() for t in fused], dtype=torch.uint64, device=where)
-    strides = torch.tensor([t.gpu.stride(0) for t in fused], dtype=torch.int64, device=where)
+    ptrs, strides = _tables(fused, where)
     steps = (((0, 0, [1, 2]), (1, 1, [3])), ((1, 2, [4, 5]), (0, 3, [6])))
     for order, (write_a, write_b) in zip(((0, 1), (1, 0)), steps, strict=True):
         for tensors in (fused, alone):
             tensors[0].stage_write(*write_a)
             tensors[1].stage_write(*write_b)
         if order == (1, 0):  # the same table tensors, rewritten in place for the new order (uint64: no flip on CUDA)
-            ptrs.copy_(torch.tensor([t.gpu.data_ptr() for t in fused[::-1]], dtype=torch.uint64, device=where))
-            strides.copy_(torch.tensor([t.gpu.stride(0) for t in fused[::-1]], dtype=torch.int64, device=where))
+            for table, reordered in zip((ptrs, strides), _tables(fused[::-1], where), strict=True):
+                table.copy_(reordered)
         writer.apply([fused[i] for i in order], ptrs, strides)
         for t in alone:
             t.apply_write()

@@ -73,28 +73,27 @@ def run_script(path: str, *, timeout_s: float = 300.0, env: dict[str, str] | Non
     environment = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p), **(env or {})}
     environment.pop("PYTEST_CURRENT_TEST", None)
     started = time.monotonic()
-    proc = subprocess.Popen(
+    # the pipes closed and the process reaped on leaving the block, whichever way it is left
+    with subprocess.Popen(
         [sys.executable, "-c", _DRIVER, path],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=environment,
-        start_new_session=True,
-    )
-    try:
-        stdout, stderr = proc.communicate(timeout=timeout_s)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.kill()
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.communicate(timeout=10)  # a child that left the group could still hold the pipes: not waited for
-        proc.wait()
-        return {
-            "outcome": "timed out",
-            "detail": f"still running after {timeout_s:.0f} s",
-            "seconds": round(time.monotonic() - started, 2),
-        }
+        start_new_session=True,  # its own process group: pgid == pid
+    ) as proc:
+        try:
+            stdout, stderr = proc.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # the script and every process it started
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.communicate(timeout=10)  # a child that left the group could still hold the pipes: not waited for
+            return {
+                "outcome": "timed out",
+                "detail": f"still running after {timeout_s:.0f} s",
+                "seconds": round(time.monotonic() - started, 2),
+            }
     seconds = round(time.monotonic() - started, 2)
     line = next((ln for ln in stdout.splitlines() if ln.startswith(_MARK)), None)
     if line is None:
