@@ -265,7 +265,13 @@ def check_concurrent_calls(
 
     On CUDA each thread works under its own ``torch.cuda.Stream`` (``own_streams``) or
     all on the default stream; mismatches are counted on the device (no per-call sync)
-    and checked after each thread's stream is synchronized.
+    and checked after each thread's stream is synchronized. Every other round through a
+    thread's inputs (where the target takes ``out``) names ``out`` (int64, the input's shape,
+    on ``device``, one per input) and ``dtype=torch.int64``: a call with ``out`` and a
+    widening conversion takes the general path where a plain ``device=`` call may take a hot
+    path of its own, and each path's staging must hold its lock until its copy is queued
+    (held-out round r48's GPU half: a lock narrowed on the general path alone, met by no call
+    once device-only calls took a fast path).
     """
     if device.type == "cuda":
         target.require("cuda", "concurrency")
@@ -278,6 +284,15 @@ def check_concurrent_calls(
         try:
             pairs = [pair for pair in mixed_inputs(seed=k) if in_domain(target, pair[0])]
             expected = [e.to(device) for _, e in pairs]
+            # the general path's route: an out of each input's shape, a widening to int64 (None: not taken)
+            routed: list[dict[str, Any] | None] = []
+            for data, e in pairs:
+                kw = {
+                    "device": device,
+                    "dtype": torch.int64,
+                    "out": torch.empty(e.shape, dtype=torch.int64, device=device),
+                }
+                routed.append(kw if "out" in target.capabilities and in_domain(target, data, kw) else None)
             bad = torch.zeros((), dtype=torch.int64, device=device)
             stream = torch.cuda.Stream(device) if device.type == "cuda" and own_streams else None
             ctx: Callable[[], Any] = (
@@ -287,7 +302,10 @@ def check_concurrent_calls(
             with ctx():
                 for i in range(calls):
                     data, _ = pairs[i % len(pairs)]
-                    result = target.call(data, domain_kwargs(target, data, {"device": device}))
+                    kw = routed[i % len(pairs)] if (i // len(pairs)) % 2 else None
+                    result = target.call(
+                        data, kw if kw is not None else domain_kwargs(target, data, {"device": device})
+                    )
                     want = expected[i % len(pairs)]
                     if result.shape != want.shape:
                         bad += 1

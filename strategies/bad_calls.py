@@ -206,10 +206,22 @@ def _empty_complex_to_real(d: _Drawn) -> BadInput:
     return d.bad(data, {"dtype": dt, "device": d.device})
 
 
+#: Data already on a device (meta; on a CUDA host also CUDA memory, which ``.cpu()`` would quietly copy back), its
+#: destination named by ``out`` (the general path) or by ``device`` alone: a hot path that takes ``device=`` calls
+#: and tests only pinned-ness (a CUDA tensor is not pinned) stages it through host memory and back instead of
+#: refusing it (held-out round r49, its GPU half: the ``out`` rows alone never reached that path).
+_DEVICE_DATA_VARIANTS = tuple(
+    f"{where}, with {route}"
+    for where in (("meta", "cuda") if torch.cuda.is_available() else ("meta",))
+    for route in ("out", "device")
+)
+
+
 def _device_tensor_data(d: _Drawn) -> BadInput:
-    # data already on a device (meta; on a CUDA host also CUDA memory, which .cpu() would quietly copy back)
-    where = d.draw(st.sampled_from(["meta", "cuda"] if torch.cuda.is_available() else ["meta"]), label="data device")
-    return d.bad(torch.zeros(d.n, device=where), {"out": d.out_for((d.n,))})
+    variant = d.draw(st.sampled_from(_DEVICE_DATA_VARIANTS), label="variant")
+    where, route = variant.split(", with ")
+    data = torch.zeros(d.n, device=where)
+    return d.bad(data, {"out": d.out_for((d.n,))} if route == "out" else {"device": d.device})
 
 
 def _device_bool(d: _Drawn) -> BadInput:
@@ -513,6 +525,7 @@ TABLE_VARIANTS: dict[str, tuple[str, tuple[Any, ...]]] = {
     "sparse-out": ("out layout", tuple(sorted(_NON_STRIDED))),
     "sparse-data": ("data layout", tuple(sorted(_NON_STRIDED))),
     "decimal-element": ("place", _DECIMAL_PLACES),
+    "device-tensor-data": ("variant", _DEVICE_DATA_VARIANTS),
 }
 
 

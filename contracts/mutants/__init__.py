@@ -38,6 +38,7 @@ from . import (  # noqa: F401 - registers the mutants
     r45_kinds,
     r46_kinds,
     r47_kinds,
+    r49_kinds,
     r50_kinds,
     reliability,
     scale,
