@@ -287,7 +287,7 @@ def check_concurrent_calls(
             # the general path's route: an out of each input's shape, a widening to int64 (None: not taken)
             routed: list[dict[str, Any] | None] = []
             for data, e in pairs:
-                kw = {
+                kw: dict[str, Any] = {
                     "device": device,
                     "dtype": torch.int64,
                     "out": torch.empty(e.shape, dtype=torch.int64, device=device),
@@ -302,9 +302,9 @@ def check_concurrent_calls(
             with ctx():
                 for i in range(calls):
                     data, _ = pairs[i % len(pairs)]
-                    kw = routed[i % len(pairs)] if (i // len(pairs)) % 2 else None
+                    route = routed[i % len(pairs)] if (i // len(pairs)) % 2 else None
                     result = target.call(
-                        data, kw if kw is not None else domain_kwargs(target, data, {"device": device})
+                        data, route if route is not None else domain_kwargs(target, data, {"device": device})
                     )
                     want = expected[i % len(pairs)]
                     if result.shape != want.shape:

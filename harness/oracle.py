@@ -33,7 +33,7 @@ def own_dtype(data: Any) -> torch.dtype:
     if isinstance(data, torch.Tensor):
         return data.dtype
     if isinstance(data, (np.ndarray, np.generic)):
-        return torch.from_numpy(np.zeros(0, dtype=np.asarray(data).dtype.newbyteorder("="))).dtype
+        return torch.from_numpy(_as_native(np.zeros(0, dtype=np.asarray(data).dtype))).dtype
     with warnings.catch_warnings():  # torch.tensor on a list of ndarrays: "extremely slow" (it is fine here)
         warnings.simplefilter("ignore", UserWarning)
         return torch.tensor(data, device="cpu").dtype
@@ -74,14 +74,13 @@ def _converted(data: Any, dtype: torch.dtype) -> torch.Tensor:
         return data.detach().to("cpu", copy=True).to(dtype).contiguous()
     if isinstance(data, (np.ndarray, np.generic)):
         arr = np.array(data, copy=True, order="C")
-        arr = arr.astype(arr.dtype.newbyteorder("="), copy=False)
-        return torch.from_numpy(arr).to(dtype)
+        return torch.from_numpy(_as_native(arr)).to(dtype)
     if isinstance(data, (list, tuple)) and any(isinstance(v, np.ndarray) for v in data):
         # A list of ndarrays: values through numpy, since torch.tensor drops the empty
         # inner dimensions of arrays inside a list ([np.zeros((0, 0))] -> shape (1, 0),
         # numpy and the data say (1, 0, 0)); the dtype still comes from torch.tensor (own_dtype).
         arr = np.array(data, copy=True)
-        return torch.from_numpy(arr.astype(arr.dtype.newbyteorder("="), copy=False)).to(dtype)
+        return torch.from_numpy(_as_native(arr)).to(dtype)
     if _is_integer_dtype(dtype):
         # torch.tensor refuses a float whose value lies past an integer dtype's range before
         # truncating it (127.5 into int8), and builds uint64 only from Python ints: floats are
@@ -90,6 +89,15 @@ def _converted(data: Any, dtype: torch.dtype) -> torch.Tensor:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         return torch.tensor(data, dtype=dtype, device="cpu")
+
+
+def _as_native(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    """``arr`` in native byte order under its sized type: ``np.ulonglong``'s and ``np.longlong``'s arrays are 'Q' and
+    'q', which ``torch.from_numpy`` refuses though their bytes are uint64's and int64's ('<u8', '<i8'); numpy counts
+    the two equal, so ``astype`` keeps the C name and only a view changes it."""
+    dt = arr.dtype
+    native = (np.dtype(dt.str) if dt.fields is None and dt.kind in "biufc" else dt).newbyteorder("=")
+    return arr.view(native) if dt == native else arr.astype(native)
 
 
 def _is_integer_dtype(dtype: torch.dtype) -> bool:
@@ -128,7 +136,10 @@ def assert_same_values(
     0x7FC0, as a fuzz campaign found), so NaN positions are compared as NaN only.
     """
     __tracebackhide__ = True
-    actual = actual.detach().cpu()
+    # values as they read: a result may carry the negative or conjugate bit (a target that hands back a lazy view),
+    # which the bitwise views below cannot take
+    actual = actual.detach().cpu().resolve_neg().resolve_conj()
+    expected = expected.resolve_neg().resolve_conj()
     if tuple(actual.shape) != tuple(expected.shape):
         fail(contract, "result shape", got=tuple(actual.shape), expected=tuple(expected.shape), call=call)
     if actual.dtype != expected.dtype:

@@ -243,8 +243,19 @@ def _describe_tensor(obj: torch.Tensor) -> str:
         return f"torch.nested.nested_tensor([{', '.join(parts)}]{layout})"
     if obj.layout != torch.strided or obj.device.type == "meta" or obj.is_quantized:
         return f"<{obj.layout} tensor on {obj.device}, shape {tuple(obj.shape)}, dtype {obj.dtype}>"
+    if obj._is_zerotensor():  # no storage to read (forward-mode AD's zeros): rebuilt as what it is
+        where = f", device='{obj.device}'" if obj.device.type != "cpu" else ""
+        return f"torch._efficientzerotensor({tuple(obj.shape)}, dtype={obj.dtype}{where})"
     host = obj.detach().cpu()
-    base, large, as_bits = _tensor_values(obj, host)
+    try:
+        base, large, as_bits = _tensor_values(obj, host)
+    except RuntimeError:
+        if not (obj.is_neg() or obj.is_conj()):
+            raise
+        # a large view with the negative or conjugate bit, which numpy cannot read: the bit over its storage's values
+        # (toggling the bit again gives the plain view of the same storage)
+        plain = torch._neg_view(obj) if obj.is_neg() else obj.conj()
+        return f"torch._neg_view({_describe_tensor(plain)})" if obj.is_neg() else f"({_describe_tensor(plain)}).conj()"
     notes = []
     if obj.is_neg() and obj.dtype in (torch.float32, torch.float64) and not large and not as_bits:
         # the negative bit (x.conj().imag): the imaginary part of a conjugated complex tensor, values as they read

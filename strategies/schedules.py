@@ -47,12 +47,12 @@ _COLUMNS = (1, 2, 3, 8, 17, WRITE_BLOCK - 1, WRITE_BLOCK, WRITE_BLOCK + 1, 2 * W
 
 def row_number(size: int | tuple[int, ...]) -> int:
     """Rows of a tensor of ``size`` (an int size is its own row count)."""
-    return size if isinstance(size, int) else int(size[0])
+    return int(size) if isinstance(size, (int, np.integer)) else int(size[0])
 
 
 def row_length(size: int | tuple[int, ...] | list[int]) -> int:
     """Elements in one row of a tensor of ``size`` (1 for a 1-D tensor: its rows are elements)."""
-    return 1 if isinstance(size, int) else int(np.prod(size[1:], dtype=np.int64))
+    return 1 if isinstance(size, (int, np.integer)) else int(np.prod(size[1:], dtype=np.int64))
 
 
 @st.composite

@@ -49,6 +49,10 @@ def test_values_bool_bytes(target, device):
     P.prop_values_bool_bytes(target, device)
 
 
+def test_values_lazy_tensors(target, device):
+    P.prop_values_lazy_tensors(target, device)
+
+
 def test_values_int_edges(target, device):
     P.prop_values_int_edges(target, device)
 

@@ -40,6 +40,7 @@ from . import (  # noqa: F401 - registers the mutants
     r47_kinds,
     r49_kinds,
     r50_kinds,
+    r51_kinds,
     reliability,
     scale,
     sequence,

@@ -31,6 +31,7 @@ from .tables import (
     prop_values_dtype_matrix,
     prop_values_layouts,
     prop_values_bool_bytes,
+    prop_values_lazy_tensors,
     prop_values_product,
 )
 from .edges import (
@@ -94,6 +95,7 @@ __all__ = [
     "prop_values_log_sizes",
     "prop_values_multi_mb",
     "prop_values_bool_bytes",
+    "prop_values_lazy_tensors",
     "prop_values_product",
     "prop_values_numpy_error_state",
     "check_values_under_numpy_errors",

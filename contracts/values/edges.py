@@ -45,6 +45,11 @@ INT_TARGETS = (
 )
 
 
+#: The C-named numpy integer types of the 64-bit sources (``np.longlong``, ``np.ulonglong``): each a class of its own
+#: beside ``np.int64``/``np.uint64`` on Linux (numpy 2), so a test by class meets one and not the other.
+_C_NAMED: dict[Any, Any] = {np.int64: np.longlong, np.uint64: np.ulonglong}
+
+
 def int_edge_values(lo: int, hi: int) -> list[int]:
     """The ends of ``[lo, hi]``, one inside each, 0, and +-(2**53 + 1) where they fall inside (Python ints)."""
     values = {lo, hi, min(lo + 1, hi), max(hi - 1, lo), 0}
@@ -60,8 +65,8 @@ def _range(dtype: Any) -> tuple[int, int]:
 @prop("values", table=True)
 def prop_values_int_edges(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: integer arrays, tensors and lists of Python ints (flat and nested) at the ends of the range their dtype
-    and the target dtype both hold, into every integer dtype, by ``dtype=`` (and their own dtype by ``device=``; a
-    table)."""
+    and the target dtype both hold, into every integer dtype, by ``dtype=`` (and their own dtype by ``device=``, with
+    each end as a numpy scalar too; a table)."""
     require_device(target, device, "values")
     del overrides  # deterministic: every row every run
     rows = Rows("values integer edges")
@@ -70,6 +75,11 @@ def prop_values_int_edges(target: Target, device: torch.device, **overrides: Any
         own = np.array(int_edge_values(s_lo, s_hi), dtype=source)
         for payload in (own, torch.from_numpy(own.copy())):
             rows.row(check_values, target, payload, {"device": device})
+        # each edge as a numpy scalar (0-d data: held-out round r51 made them tensors by torch.as_tensor, which takes
+        # no uint64 past int64's range), under its own name and its C name (np.ulonglong is not np.uint64's class)
+        for scalar_type in {source, _C_NAMED.get(source, source)}:
+            for v in (s_lo, s_hi):
+                rows.row(check_values, target, scalar_type(v), {"device": device})
         for dtype in INT_TARGETS:
             t_lo, t_hi = _range(dtype)
             lo, hi = max(s_lo, t_lo), min(s_hi, t_hi)
