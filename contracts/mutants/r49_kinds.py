@@ -16,8 +16,7 @@ from h2d_contracts.h2d_impl import h2d as R
 
 from ..targets import Target
 from .base import mutant, reference_target
-
-_SCRATCH: dict[str, torch.Tensor] = {}
+from .reliability import scratch_staged
 
 
 @mutant(killed_by=("bad-input",), by=("prop_bad_input_kinds_table",))
@@ -42,13 +41,6 @@ def out_route_shared_scratch() -> Target:
     def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
         if out is None:
             return R.async_tensor_h2d(data, device, dtype, out)
-        source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
-        nbytes = source.numel() * dtype_.itemsize
-        scratch = _SCRATCH.get("buf")
-        if scratch is None or scratch.numel() < nbytes:
-            scratch = _SCRATCH["buf"] = torch.empty(max(nbytes, 1 << 16), dtype=torch.uint8)
-        staging = scratch[:nbytes].view(dtype_).view(source.shape)
-        staging.copy_(source)
-        return out.copy_(staging.to(target, non_blocking=False, copy=True))
+        return scratch_staged(data, device, dtype, out)
 
     return reference_target("out_route_shared_scratch", fn)

@@ -24,18 +24,21 @@ _IN_FLIGHT: list[torch.Tensor] = []
 def shared_scratch_buffer() -> Target:
     """the host path reuses one module-level scratch tensor with no lock: concurrent callers read each other's data."""
 
-    def fn(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
-        source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
-        nbytes = source.numel() * dtype_.itemsize
-        scratch = _SCRATCH.get("buf")
-        if scratch is None or scratch.numel() < nbytes:
-            scratch = _SCRATCH["buf"] = torch.empty(max(nbytes, 1 << 16), dtype=torch.uint8)
-        staging = scratch[:nbytes].view(dtype_).view(source.shape)
-        staging.copy_(source)
-        result = staging.to(target, non_blocking=False, copy=True)
-        return out.copy_(result) if out is not None else result
+    return reference_target("shared_scratch_buffer", scratch_staged)
 
-    return reference_target("shared_scratch_buffer", fn)
+
+def scratch_staged(data: Any, device: Any = None, dtype: Any = None, out: torch.Tensor | None = None) -> torch.Tensor:
+    """The reference's validation, then staging through one module-level scratch tensor with no lock (shared by every
+    caller and thread), a blocking copy from it."""
+    source, dtype_, target = R._prepare(data, device, dtype, out, cpu_only=False)
+    nbytes = source.numel() * dtype_.itemsize
+    scratch = _SCRATCH.get("buf")
+    if scratch is None or scratch.numel() < nbytes:
+        scratch = _SCRATCH["buf"] = torch.empty(max(nbytes, 1 << 16), dtype=torch.uint8)
+    staging = scratch[:nbytes].view(dtype_).view(source.shape)
+    staging.copy_(source)
+    result = staging.to(target, non_blocking=False, copy=True)
+    return out.copy_(result) if out is not None else result
 
 
 @mutant(killed_by=("hygiene",), needs="cuda")
