@@ -456,7 +456,7 @@ def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
         return
     if source.is_complex():  # before the empty shortcut: an empty complex input is refused like any other
         raise TypeError(f"data is complex ({source.dtype}) but dtype={dtype} is an integer dtype")
-    if source.numel() == 0:
+    if source.numel() == 0 or source._is_zerotensor():  # no values, or a ZeroTensor's zeros (no storage to read)
         return
     info = torch.iinfo(dtype)
     # The checks run in numpy where it can hold the source: one thread, where each torch op

@@ -202,8 +202,7 @@ def _prepare(
         )
     if out is not None and not (isinstance(data, torch.Tensor) and out is data) and _shares_memory(source, out):
         raise ValueError("out shares memory with data; copy data first or pass another out")
-    if not source._is_zerotensor():  # a ZeroTensor (forward-mode AD, torch.func): zeros, which every dtype holds,
-        check_representable(source, dtype)  # and no storage numpy could read for the check
+    check_representable(source, dtype)
     if dtype is not source.dtype and (source.is_neg() or source.is_conj()):
         # torch's copy_ of a view with the negative bit into another dtype drops the negation into float16
         # ([-1.5] became [1.5] with torch 2.13; Tensor.to reads it right) and cannot write one into bool
@@ -239,8 +238,9 @@ def _serial_copy(dst: torch.Tensor, src: torch.Tensor) -> torch.Tensor:
     (:data:`SERIAL_COPY_MAX_BYTES`): one ``numpy.copyto`` where numpy's cast is torch's
     (:data:`_NUMPY_CASTS`; its floating-point warnings silenced, as torch has none), else
     torch copies of at most :data:`_TORCH_GRAIN` elements each. Conj and neg views and
-    zero tensors take torch's own ``copy_`` whole (torch mishandles a one-element copy of a
-    neg view into float16). Written here because torch has no per-call thread count
+    zero tensors take torch's own ``copy_`` whole (numpy cannot read them; a neg or conj view
+    arrives here only for a copy into its own dtype: :func:`_prepare` resolves it before a
+    conversion, as torch's ``copy_`` drops a neg view's sign into float16). Written here because torch has no per-call thread count
     (``torch.set_num_threads`` is process-wide).
     """
     if dst.numel() <= _TORCH_GRAIN or src.is_conj() or src.is_neg() or src._is_zerotensor():

@@ -199,6 +199,17 @@ def test_review_neg_view_into_float16_keeps_its_sign(n):
     assert _same_bytes(h2d_impl.async_tensor_h2d(neg, device="cpu", dtype=torch.float16), neg.to(torch.float16))
 
 
+@pytest.mark.parametrize("n", [3, GRAIN + 1])
+def test_zerotensor_converts_and_a_complex_one_is_refused(n):
+    """A ZeroTensor (no storage) into an integer dtype gives zeros, past the grain too; a complex one into a real
+    dtype is refused as any complex tensor is (the range check reads no values of it, its type rules still hold)."""
+    got = h2d_impl.async_tensor_h2d(torch._efficientzerotensor(n), device="cpu", dtype=torch.int32)
+    assert torch.equal(got, torch.zeros(n, dtype=torch.int32))
+    for dtype in (torch.float32, torch.int32):
+        with pytest.raises(TypeError, match="complex"):
+            h2d_impl.async_tensor_h2d(torch._efficientzerotensor(n, dtype=torch.complex64), device="cpu", dtype=dtype)
+
+
 def test_review_out_goes_through_copy_and_autograd_sees_the_write():
     w = torch.ones(40_000, requires_grad=True)
     out = torch.zeros(40_000)
