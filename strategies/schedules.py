@@ -33,6 +33,7 @@ __all__ = [
     "pool_specs",
     "row_length",
     "row_number",
+    "size_shape",
     "staged_tensor_specs",
     "staging_schedules",
     "write_values",
@@ -45,14 +46,20 @@ WRITE_BLOCK = 1024
 _COLUMNS = (1, 2, 3, 8, 17, WRITE_BLOCK - 1, WRITE_BLOCK, WRITE_BLOCK + 1, 2 * WRITE_BLOCK + 52)
 
 
+def size_shape(size: int | np.integer[Any] | tuple[int, ...] | list[int]) -> tuple[int, ...]:
+    """The shape of a tensor of ``size`` as the Model Runner V2 constructors take it: a single integer (a Python int
+    or a numpy integer) is a 1-D shape, a sequence is the shape itself."""
+    return (int(size),) if isinstance(size, (int, np.integer)) else tuple(int(d) for d in size)
+
+
 def row_number(size: int | tuple[int, ...]) -> int:
     """Rows of a tensor of ``size`` (an int size is its own row count)."""
-    return int(size) if isinstance(size, (int, np.integer)) else int(size[0])
+    return size_shape(size)[0]
 
 
 def row_length(size: int | tuple[int, ...] | list[int]) -> int:
     """Elements in one row of a tensor of ``size`` (1 for a 1-D tensor: its rows are elements)."""
-    return 1 if isinstance(size, (int, np.integer)) else int(np.prod(size[1:], dtype=np.int64))
+    return int(np.prod(size_shape(size)[1:], dtype=np.int64))
 
 
 @st.composite

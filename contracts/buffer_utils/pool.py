@@ -24,6 +24,7 @@ from h2d_contracts.strategies.schedules import (
     pool_specs,
     row_length,
     row_number,
+    size_shape,
 )
 
 from ..gpu.timing import busy
@@ -404,7 +405,7 @@ def check_uva_fresh(target: Target, size: Any, dtype: torch.dtype) -> None:
     """uva: a new buffer's ``.cpu``, ``.np`` and view are zeros, even where freed memory of the same size held other bytes."""
     on_cuda = torch.cuda.is_available()
     name, cls = _uva_class(target)
-    shape = (int(size),) if isinstance(size, (int, np.integer)) else tuple(size)
+    shape = size_shape(size)
     for _ in range(4):  # freed blocks of this size holding 0x5A bytes, for the allocator to hand back
         dirty = torch.full(shape, 0x5A, dtype=torch.uint8 if dtype.itemsize == 1 else dtype, pin_memory=on_cuda)
         del dirty

@@ -350,11 +350,14 @@ def _edge_schedules(size: Any) -> list[list[tuple[Any, ...]]]:
     """Writes at the very edges of ``size``: the last row and the row just past it, a write ending at the row's end and
     one element past it, a start at the row's end; whole rows and single elements of a 3-D tensor's later rows."""
     rows, row = row_number(size), row_length(size)
-    if (
-        row == 0
-    ):  # zero-width rows: an empty write fits any row; one value, a single element or the row past the end not
-        bad0: list[tuple[Any, ...]] = [("bad", 0, 0, [1]), ("bad", rows - 1, 0, [1, 2]), ("badelem", 0, 4)]
-        bad0 += [("bad", rows, 0, [])]
+    if row == 0:
+        # zero-width rows: an empty write fits any row; one value, a single element or the row past the end do not
+        bad0: list[tuple[Any, ...]] = [
+            ("bad", 0, 0, [1]),
+            ("bad", rows - 1, 0, [1, 2]),
+            ("badelem", 0, 4),
+            ("bad", rows, 0, []),
+        ]
         return [[("write", rows - 1, 0, []), ("apply",)]] + [[("write", 0, 0, []), b, ("apply",)] for b in bad0]
     whole = list(range(1, row + 1))
     good: list[tuple[Any, ...]] = [("write", rows - 1, 0, whole), ("elem", rows - 1, 9), ("apply",)]

@@ -78,14 +78,9 @@ class _RealValuesStaged(U.StagedWriteTensor):
 
     def stage_write(self, index: Any, start: Any, x: Any) -> None:
         values = [x] if isinstance(x, (int, float)) and not isinstance(x, bool) else list(x)
-        if all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):
-            index, start = self._check(index, start, len(values))
-            if values:
-                self._staged_write_indices.append(index)
-                self._staged_write_starts.append(start)
-                self._staged_write_contents.extend(values)
-                self._staged_write_cu_lens.append(len(self._staged_write_contents))
-                self._staged_write_max_len = max(self._staged_write_max_len, len(values))
+        if values and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):
+            super().stage_write(index, start, [0] * len(values))  # the reference's bounds and bookkeeping,
+            self._staged_write_contents[-len(values) :] = values  # then the values it would have refused
             return
         super().stage_write(index, start, values)
 

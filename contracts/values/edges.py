@@ -77,7 +77,7 @@ def prop_values_int_edges(target: Target, device: torch.device, **overrides: Any
             rows.row(check_values, target, payload, {"device": device})
         # each edge as a numpy scalar (0-d data: held-out round r51 made them tensors by torch.as_tensor, which takes
         # no uint64 past int64's range), under its own name and its C name (np.ulonglong is not np.uint64's class)
-        for scalar_type in {source, _C_NAMED.get(source, source)}:
+        for scalar_type in dict.fromkeys((source, _C_NAMED.get(source, source))):  # in this order, once each
             for v in (s_lo, s_hi):
                 rows.row(check_values, target, scalar_type(v), {"device": device})
         for dtype in INT_TARGETS:
