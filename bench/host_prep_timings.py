@@ -15,8 +15,8 @@ import timeit
 import numpy as np
 import torch
 
-from h2d_impl import _host
-from h2d_impl import h2d as _h2d
+from h2d_contracts.h2d_impl import _host
+from h2d_contracts.h2d_impl import h2d as _h2d
 
 CPU = torch.device("cpu")
 
