@@ -307,6 +307,18 @@ def check_pool_rows_refused(target: Target, spec: dict[str, Any], x: Any) -> Non
 
 
 @check("pool")
+def check_pool_x_on_device(target: Target, device: str) -> None:
+    """pool: a tensor ``x`` that is not on the host (``device``: "meta", or the CUDA device) is refused at once with
+    TypeError naming ``x``: the pool writes host memory, and a device tensor copied back into a slot is a device-to-host
+    copy that waits for the stream's queued work (held-out round r52 let CUDA tensors through)."""
+    cls = utils(target, "pool", "UvaBufferPool")
+    pool = cls(4, torch.int32, 2)
+    x = torch.tensor([1, 2], dtype=torch.int32, device=device)
+    call = f"UvaBufferPool(4, torch.int32, 2).copy_to_uva(torch.tensor([1, 2], dtype=torch.int32, device={device!r}))"
+    refused("pool", lambda: pool.copy_to_uva(x), (TypeError,), ("x",), f"copy_to_uva(x) of a tensor on {device}", call)
+
+
+@check("pool")
 def check_pool_layout(target: Target, spec: dict[str, Any], made: str, x: np.ndarray) -> None:
     """pool: an ndarray of any memory layout (reversed, strided, Fortran order, non-native byte order, read-only) is a
     valid ``x``: ``copy_to_uva(x)`` and ``copy_to_gpu(x)`` give its values (``made``: the expression that builds ``x``,
@@ -560,26 +572,33 @@ def check_uva_outlives_buffer(target: Target, rows: int) -> None:
 
 
 @check("uva")
-def check_nonuva_values_at_call(target: Target, rows: int) -> None:
-    """uva (CUDA): ``NonUvaBuffer.uva()`` holds the host's values at the call (vLLM: a copy from pageable ``.cpu``):
-    the host refilling ``.np`` right after, while the stream is still busy, changes nothing."""
+def check_nonuva_values_at_call(target: Target, rows: int, n: int | None = None) -> None:
+    """uva: ``NonUvaBuffer.uva(n)`` holds the host's values at the call (vLLM: a copy from pageable ``.cpu`` into a
+    twin of its own): the host refilling ``.np`` right after (on CUDA while the stream is still busy) changes nothing.
+    On a host without CUDA the twin is host memory too, and must still be a copy, not ``.cpu`` itself (held-out round
+    r52 made the twin ``.cpu`` on a host device)."""
     cls = utils(target, "uva", "NonUvaBuffer")
     device = pool_device()
     buf = cls(rows, torch.int32)
     buf.np[:] = 1
-    busy(READER_BUSY_MS, device)
-    view = buf.uva()
+    if device.type == "cuda":
+        busy(READER_BUSY_MS, device)
+    view = buf.uva() if n is None else buf.uva(n)
     buf.np[:] = 2
     synchronize()
     got = view.detach().to("cpu")
+    arg = "" if n is None else repr(n)
     if not bool((got == 1).all()):
         fail(
             "uva",
-            "NonUvaBuffer.uva() with the stream busy, .np refilled right after the call",
-            got=f"{got[:4].tolist()} (the refill: the copy read the host's memory after the call)",
-            expected="[1, ...]: the values at the call (vLLM's fallback copies from pageable memory)",
-            call=f"buf = NonUvaBuffer({rows}, torch.int32); buf.np[:] = 1; <stream busy {READER_BUSY_MS} ms>; "
-            "view = buf.uva(); buf.np[:] = 2",
+            f"NonUvaBuffer.uva({arg})"
+            + (" with the stream busy" if device.type == "cuda" else "")
+            + ", .np refilled right after the call",
+            got=f"{got[:4].tolist()} (the refill: the view reads the host's memory after the call)",
+            expected="[1, ...]: the values at the call (vLLM's fallback copies from pageable memory into a twin)",
+            call=f"buf = NonUvaBuffer({rows}, torch.int32); buf.np[:] = 1; "
+            + (f"<stream busy {READER_BUSY_MS} ms>; " if device.type == "cuda" else "")
+            + f"view = buf.uva({arg}); buf.np[:] = 2; view",
         )
 
 
@@ -625,8 +644,9 @@ def prop_pools_interleaved(target: Target, device: torch.device, **overrides: An
 
 @prop("pool", table=True)
 def prop_pool_rows(target: Target, device: torch.device, **overrides: Any) -> None:
-    """pool: rows of another shape refused (1-D slots given 2-D or 0-d rows, rows of 3 given rows of 2 or flat values);
-    ndarrays of every memory layout accepted with their values (a table)."""
+    """pool: rows of another shape refused (1-D slots given 2-D or 0-d rows, rows of 3 given rows of 2 or flat values),
+    and tensors not on the host (meta; CUDA where it is available); ndarrays of every memory layout accepted with their
+    values (a table)."""
     target.require("buffer-utils", "pool")
     del device  # the pool's slots live on this platform's device (CUDA where UVA is available), whatever the test's
     del overrides
@@ -642,6 +662,8 @@ def prop_pool_rows(target: Target, device: torch.device, **overrides: Any) -> No
     ]
     for spec, x in cases:
         rows.row(check_pool_rows_refused, target, spec, x)
+    for where in ("meta", *(["cuda"] if torch.cuda.is_available() else [])):
+        rows.row(check_pool_x_on_device, target, where)
     flat = {"size": 4, "dtype": torch.int32, "max_concurrency": 2}
     wide = {"size": (4, 3), "dtype": torch.int32, "max_concurrency": 2}
     read_only = np.arange(3, dtype=np.int32)
@@ -687,6 +709,8 @@ def prop_uva_rows(target: Target, device: torch.device, **overrides: Any) -> Non
         for n in (None, 0, 1, 5, 6, 9, -1, 2.0, True):
             rows.row(check_uva_rows, target, size, torch.int64, n)
     rows.row(check_uva_refused_without_uva, target)
+    for size, n in ((1, None), (5, None), (5, 3)):
+        rows.row(check_nonuva_values_at_call, target, size, n)
     rows.finish()
 
 

@@ -41,6 +41,7 @@ from . import (  # noqa: F401 - registers the mutants
     r49_kinds,
     r50_kinds,
     r51_kinds,
+    r52_kinds,
     reliability,
     scale,
     sequence,
