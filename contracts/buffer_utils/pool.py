@@ -319,6 +319,93 @@ def check_pool_x_on_device(target: Target, device: str) -> None:
 
 
 @check("pool")
+def check_pool_x_type(target: Target, x: Any) -> None:
+    """pool: an ``x`` that is not a tensor, an ndarray or a list (a tuple, a range, a str, None, a bare int) is refused
+    with TypeError naming ``x``, as the reference documents (vLLM's annotation: ``torch.Tensor | np.ndarray | list``;
+    held-out round r53 let tuples through)."""
+    cls = utils(target, "pool", "UvaBufferPool")
+    pool = cls(4, torch.int32, 2)
+    kind = type(x).__name__
+    call = f"UvaBufferPool(4, torch.int32, 2).copy_to_uva({x!r})"
+    refused(
+        "pool",
+        lambda: pool.copy_to_uva(x),
+        (TypeError,),
+        ("x",),
+        f"copy_to_uva(x) of a {kind} (not a tensor, ndarray or list)",
+        call,
+    )
+
+
+@check("pool")
+def check_pool_list_past_range(target: Target, dtype: torch.dtype, value: int) -> None:
+    """pool: a list step holding an int past the pool's integer dtype is refused (numpy's ``dst[:n] = x`` raises
+    OverflowError, vLLM's and the reference's write alike), never written wrapped (held-out round r53 made the list an
+    array first, whose assignment wraps)."""
+    cls = utils(target, "pool", "UvaBufferPool")
+    pool = cls(4, dtype, 2)
+    call = f"UvaBufferPool(4, {dtype}, 2).copy_to_uva([1, {value}])"
+    refused(
+        "pool",
+        lambda: pool.copy_to_uva([1, value]),
+        (OverflowError, ValueError, TypeError),
+        (),
+        f"copy_to_uva(x) of a list holding {value} (past {dtype})",
+        call,
+    )
+
+
+@check("pool")
+def check_pool_dtype(target: Target, dtype: torch.dtype) -> None:
+    """pool: a ``UvaBufferPool`` of any dtype with a numpy view (bool, the small integers, float16, float64) takes
+    steps of that dtype and returns their values, by ``copy_to_uva`` and ``copy_to_gpu``: the pool has no dtype list
+    (vLLM's takes any; the allow-list int32/int64/float32 is ``StagedWriteTensor``'s alone, held-out round r53 gave
+    it to the pool)."""
+    cls = utils(target, "pool", "UvaBufferPool")
+    x = np.array([1, 0, 1], dtype=torch.empty(0, dtype=dtype).numpy().dtype)
+    call = f"UvaBufferPool(4, {dtype}, 2).copy_to_uva(np.array([1, 0, 1], dtype=np.{x.dtype}))"
+    try:
+        pool = cls(4, dtype, 2)
+        got = [pool.copy_to_uva(x), pool.copy_to_gpu(x)]
+    except Exception as exc:  # noqa: BLE001 - any exception is the failure being reported
+        fail("pool", f"a pool of {dtype}", got=f"{type(exc).__name__}: {exc}", expected="the step's values", call=call)
+    synchronize()
+    for how, view in zip(("copy_to_uva", "copy_to_gpu"), got, strict=True):
+        read = view.detach().to("cpu")
+        if read.dtype != dtype or read.tolist() != torch.from_numpy(x).tolist():
+            fail(
+                "pool",
+                f"a pool of {dtype}: {how}",
+                got=f"{read.dtype} {read.tolist()}",
+                expected=f"{dtype} {torch.from_numpy(x).tolist()}",
+                call=call.replace("copy_to_uva", how),
+            )
+
+
+@check("uva")
+def check_nonuva_rows_only(target: Target, rows: int, n: int) -> None:
+    """uva: ``NonUvaBuffer.uva(n)`` copies the first ``n`` rows alone: rows past ``n`` of the twin keep what the last
+    copy of them wrote (vLLM: ``self._uva[:n].copy_(self.cpu[:n])``; held-out round r53 copied every row)."""
+    cls = utils(target, "uva", "NonUvaBuffer")
+    buf = cls(rows, torch.int32)
+    buf.np[:] = 1
+    whole = buf.uva()
+    buf.np[:] = 2
+    buf.uva(n)
+    synchronize()
+    got = whole.detach().to("cpu")
+    if not bool((got[n:] == 1).all()):
+        fail(
+            "uva",
+            f"NonUvaBuffer.uva({n}) with {rows} rows: rows past {n} copied",
+            got=f"rows {n}.. of the twin: {got[n:][:4].tolist()}",
+            expected="[1, ...]: uva(n) copies the first n rows, the twin's others keep the last copy",
+            call=f"buf = NonUvaBuffer({rows}, torch.int32); buf.np[:] = 1; whole = buf.uva(); buf.np[:] = 2; "
+            f"buf.uva({n}); whole",
+        )
+
+
+@check("pool")
 def check_pool_layout(target: Target, spec: dict[str, Any], made: str, x: np.ndarray) -> None:
     """pool: an ndarray of any memory layout (reversed, strided, Fortran order, non-native byte order, read-only) is a
     valid ``x``: ``copy_to_uva(x)`` and ``copy_to_gpu(x)`` give its values (``made``: the expression that builds ``x``,
@@ -645,8 +732,8 @@ def prop_pools_interleaved(target: Target, device: torch.device, **overrides: An
 @prop("pool", table=True)
 def prop_pool_rows(target: Target, device: torch.device, **overrides: Any) -> None:
     """pool: rows of another shape refused (1-D slots given 2-D or 0-d rows, rows of 3 given rows of 2 or flat values),
-    and tensors not on the host (meta; CUDA where it is available); ndarrays of every memory layout accepted with their
-    values (a table)."""
+    tensors not on the host (meta; CUDA where it is available) and steps that are no tensor, ndarray or list; pools of
+    every dtype with a numpy view; ndarrays of every memory layout accepted with their values (a table)."""
     target.require("buffer-utils", "pool")
     del device  # the pool's slots live on this platform's device (CUDA where UVA is available), whatever the test's
     del overrides
@@ -664,6 +751,12 @@ def prop_pool_rows(target: Target, device: torch.device, **overrides: Any) -> No
         rows.row(check_pool_rows_refused, target, spec, x)
     for where in ("meta", *(["cuda"] if torch.cuda.is_available() else [])):
         rows.row(check_pool_x_on_device, target, where)
+    for dtype in (torch.bool, torch.int8, torch.uint8, torch.int16, torch.float16, torch.float64):
+        rows.row(check_pool_dtype, target, dtype)
+    for odd in ((1, 2), range(2), "12", None, 5):
+        rows.row(check_pool_x_type, target, odd)
+    for dtype, value in ((torch.int32, 2**40), (torch.int32, -(2**31) - 1), (torch.int64, 2**64), (torch.int8, 300)):
+        rows.row(check_pool_list_past_range, target, dtype, value)
     flat = {"size": 4, "dtype": torch.int32, "max_concurrency": 2}
     wide = {"size": (4, 3), "dtype": torch.int32, "max_concurrency": 2}
     read_only = np.arange(3, dtype=np.int32)
@@ -711,6 +804,8 @@ def prop_uva_rows(target: Target, device: torch.device, **overrides: Any) -> Non
     rows.row(check_uva_refused_without_uva, target)
     for size, n in ((1, None), (5, None), (5, 3)):
         rows.row(check_nonuva_values_at_call, target, size, n)
+    for size, n in ((5, 0), (5, 3), (1025, 1000)):
+        rows.row(check_nonuva_rows_only, target, size, n)
     rows.finish()
 
 

@@ -427,7 +427,17 @@ def prop_staged_edges(target: Target, device: torch.device, **overrides: Any) ->
 #: (held-out round r51: a check by ``numbers.Real`` staged a ``Fraction``, so every later apply failed and the good
 #: writes staged beside it were stuck; a bare number was taken as one value).
 NOT_ITERABLE_X: tuple[Any, ...] = (5, 0, 1.5, np.int32(5), None)
-NOT_NUMBER_VALUES: tuple[Any, ...] = (Fraction(1, 2), Decimal("1.5"), 1j, "1", None, True)
+NOT_NUMBER_VALUES: tuple[Any, ...] = (
+    Fraction(1, 2),
+    Decimal("1.5"),
+    1j,
+    "1",
+    None,
+    True,
+    # numpy scalars that are no int or float: complex and bool (held-out round r53 let every np.number through)
+    np.complex64(1),
+    np.bool_(True),
+)
 
 
 @prop("staged-write", table=True)

@@ -42,6 +42,7 @@ from . import (  # noqa: F401 - registers the mutants
     r50_kinds,
     r51_kinds,
     r52_kinds,
+    r53_kinds,
     reliability,
     scale,
     sequence,
