@@ -121,7 +121,12 @@ def pin_memory_available() -> bool:
 
 
 def describe(obj: Any) -> str:
-    """A short, reproducible description of a data/out argument for error messages."""
+    """A short, reproducible description of a data/out argument for error messages.
+
+    Never raises for a value Python cannot print: an int past the interpreter's integer-string limit
+    (``sys.get_int_max_str_digits()``) is described by its container's type, and the limit, a process-wide setting,
+    is left as it is.
+    """
     if isinstance(obj, torch.Tensor):
         pinned = ""
         if obj.device.type == "cpu" and obj.layout == torch.strided and pin_memory_available():
@@ -132,7 +137,10 @@ def describe(obj: Any) -> str:
         )
     if isinstance(obj, np.ndarray):
         return f"ndarray(shape={obj.shape}, dtype={obj.dtype}, strides={obj.strides})"
-    text = repr(obj)
+    try:
+        text = repr(obj)
+    except ValueError:  # an int past sys.get_int_max_str_digits() (4,300 digits): repr refuses it, the limit stays
+        return f"<{type(obj).__name__} holding an int too long to print>"
     return text if len(text) <= 80 else text[:77] + "..."
 
 

@@ -39,7 +39,8 @@ _MAX_PERIOD = 8
 
 
 def literal(value: Any) -> str:
-    """Python source for a (nested) list of numbers; NaN and inf become float('nan') / float('inf')."""
+    """Python source for a (nested) list of numbers; NaN and inf become float('nan') / float('inf'), an int too long for
+    ``repr`` (past ``sys.get_int_max_str_digits()``) ``int('0x...', 16)``."""
     if isinstance(value, list):
         return "[" + ", ".join(literal(v) for v in value) + "]"
     if isinstance(value, tuple):
@@ -48,6 +49,11 @@ def literal(value: Any) -> str:
         return f"float('{value}')"
     if isinstance(value, (np.ndarray, torch.Tensor, torch.device)):  # an array inside a list: rebuilt, not repr'd
         return describe_value(value).split("  # ")[0]
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return repr(value)
+        except ValueError:  # past Python's integer-string limit (4,300 digits); hex is exempt from it
+            return f"int({hex(value)!r}, 16)"
     return repr(value)
 
 

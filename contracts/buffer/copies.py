@@ -36,6 +36,14 @@ def _check_returned_rows(
             expected=f"{name} itself (as vLLM's copy_ returns it)",
             call=call,
         )
+    if not whole and view is side:
+        fail(
+            "buffer",
+            f"a copy of {rows} rows (n given) returned {name} itself, not a view of its rows",
+            got=f"{name} (the buffer's own tensor: an in-place change of the result, unsqueeze_ or resize_, changes it)",
+            expected=f"{name}[:{rows}], a view (vLLM slices for every n; held-out round r53 returned {name} for n == capacity)",
+            call=call,
+        )
     want_shape = (rows, *side.shape[1:])
     if tuple(view.shape) != want_shape or view.dtype != side.dtype:
         fail(
@@ -66,6 +74,20 @@ def _check_returned_rows(
             f"values of the returned {name}[:{rows}]",
             got=_bytes(view)[:2].tolist(),
             expected=_bytes(values)[:2].tolist(),
+            call=call,
+        )
+
+
+def _check_version_advanced(side: torch.Tensor, before: int, name: str, rows: int, call: str) -> None:
+    """A copy of one row or more writes ``side`` through torch, so autograd's version counter advances (vLLM's
+    ``copy_``): a write that bypasses it (numpy on the tensor's memory; held-out round r53) leaves a tensor saved for
+    backward, or a cache keyed on ``_version``, believing it unchanged."""
+    if rows and side._version == before:
+        fail(
+            "buffer",
+            f"the copy of {rows} rows into {name} left its version counter as it was",
+            got=f"{name}._version {before} after the copy",
+            expected=f"more than {before} (a write through torch, as copy_ is)",
             call=call,
         )
 
@@ -115,6 +137,7 @@ def check_copy_to_gpu(
     before_gpu = _bytes(buf.gpu)
     rows = _row_count(n, buf.gpu.shape[0])
     held = _held(buf)
+    version = buf.gpu._version
     with contexts.entered():
         view = buf.copy_to_gpu(n)
     wait(buf)
@@ -123,6 +146,7 @@ def check_copy_to_gpu(
     _check_returned_rows(view, buf.gpu, ".gpu", rows, values, call, whole=n is None)
     if aliased:
         return  # one memory: rows past n hold .cpu's values by construction
+    _check_version_advanced(buf.gpu, version, ".gpu", rows, call)
     got, want = _bytes(buf.gpu), _bytes(values)
     if not np.array_equal(got[:rows], want[:rows]):
         bad = int(np.nonzero((got[:rows] != want[:rows]).any(axis=1))[0][0])
@@ -164,6 +188,7 @@ def check_copy_to_cpu(
     before_cpu = _bytes(buf.cpu)
     rows = _row_count(n, buf.cpu.shape[0])
     held = _held(buf)
+    version = buf.cpu._version
     with contexts.entered():
         view = buf.copy_to_cpu(n)
     wait(buf)  # the documented wait, before any read of .cpu
@@ -171,6 +196,7 @@ def check_copy_to_cpu(
     _check_returned_rows(view, buf.cpu, ".cpu", rows, values, call, whole=n is None)
     if aliased:
         return
+    _check_version_advanced(buf.cpu, version, ".cpu", rows, call)
     got, want = _bytes(buf.cpu), _bytes(values)
     if not np.array_equal(got[:rows], want[:rows]):
         bad = int(np.nonzero((got[:rows] != want[:rows]).any(axis=1))[0][0])

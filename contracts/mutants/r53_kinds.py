@@ -5,7 +5,9 @@ Each is the reference with one realistic change of the kind.
 
 from __future__ import annotations
 
+import gc
 import os
+import sys
 from typing import Any
 
 import numpy as np
@@ -13,6 +15,7 @@ import torch
 
 from h2d_contracts import h2d_impl
 from h2d_contracts.h2d_impl import buffer_utils as U
+from h2d_contracts.h2d_impl.buffer import CpuGpuBuffer, row_count
 
 from ..targets import Target
 from .base import mutant, reference_target
@@ -23,7 +26,7 @@ class _WholeTwinCopied(U.NonUvaBuffer):
     """``uva(n)`` refreshes the whole twin, then slices it ("one copy, no slicing of the source")."""
 
     def uva(self, n: int | None = None) -> torch.Tensor:
-        rows = U.row_count(n, self.cpu.shape[0]) if n is not None else None
+        rows = row_count(n, self.cpu.shape[0]) if n is not None else None
         self._uva.copy_(self.cpu, non_blocking=True)
         return self._uva if rows is None else self._uva[:rows]
 
@@ -113,3 +116,65 @@ def large_copy_pins_core() -> Target:
         return h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
 
     return reference_target("large_copy_pins_core", fn)
+
+
+class _WholeRowsReturnTwin(CpuGpuBuffer):
+    """``copy_to_gpu(n)`` with ``n`` equal to the capacity takes the all-rows branch ("skip the two slices")."""
+
+    def copy_to_gpu(self, n: int | None = None) -> torch.Tensor:
+        if n is not None and not isinstance(n, bool) and isinstance(n, int) and n == self.gpu.shape[0]:
+            return self.gpu.copy_(self.cpu, non_blocking=True)
+        return super().copy_to_gpu(n)
+
+
+@mutant(killed_by=("buffer",), by=("prop_buffer_copy_sizes",))
+def buffer_whole_rows_return_twin() -> Target:
+    """``CpuGpuBuffer.copy_to_gpu(n)`` with ``n == capacity`` returns ``.gpu`` itself instead of ``.gpu[:n]``: an
+    in-place change the caller makes to its rows (``unsqueeze_``) reshapes the buffer's tensor."""
+    return reference_target("buffer_whole_rows_return_twin", buffer_cls=_WholeRowsReturnTwin)
+
+
+class _CopyBehindTorch(CpuGpuBuffer):
+    """A host twin written through numpy views ("a plain memcpy, no OpenMP region"): torch never sees the write."""
+
+    def copy_to_gpu(self, n: int | None = None) -> torch.Tensor:
+        if self.gpu.device.type == "cpu" and self.gpu.dtype in (torch.int32, torch.int64, torch.float32):
+            rows = self.gpu.shape[0] if n is None else int(n)
+            if 0 < rows <= self.gpu.shape[0] and not isinstance(n, bool):
+                np.copyto(self.gpu[:rows].numpy(), self.cpu[:rows].numpy())
+                return self.gpu if n is None else self.gpu[:rows]
+        return super().copy_to_gpu(n)
+
+
+@mutant(killed_by=("buffer",), by=("prop_buffer_copy_sizes",))
+def buffer_copy_behind_torch() -> Target:
+    """A ``CpuGpuBuffer`` whose twin is host memory copies its rows with ``np.copyto`` on numpy views: the values are
+    right, but ``.gpu``'s version counter does not advance (autograd's saved-tensor check misses the write)."""
+    return reference_target("buffer_copy_behind_torch", buffer_cls=_CopyBehindTorch)
+
+
+@mutant(killed_by=("side-effects",), by=("prop_side_effects_table",))
+def long_list_raises_gc_thresholds() -> Target:
+    """A flat list past 4,096 elements raises the collector's first threshold to 50,000 ("fewer collections while
+    numpy builds the array") and never puts it back: the process collects less often after the call."""
+
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: Any = None) -> torch.Tensor:
+        if isinstance(data, list) and len(data) > 4096:
+            gc.set_threshold(50_000, *gc.get_threshold()[1:])
+        return h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
+
+    return reference_target("long_list_raises_gc_thresholds", fn)
+
+
+@mutant(killed_by=("side-effects",), by=("prop_side_effects_table",))
+def huge_int_message_lifts_limit() -> Target:
+    """A list holding an int past Python's integer-string limit turns the limit off (``sys.set_int_max_str_digits(0)``)
+    so that the refusal can echo the value, and leaves it off: the interpreter's guard against quadratic int/str
+    conversions is gone for the process."""
+
+    def fn(data: Any, device: Any = None, dtype: Any = None, out: Any = None) -> torch.Tensor:
+        if isinstance(data, list) and any(isinstance(v, int) and v.bit_length() > 14_000 for v in data):
+            sys.set_int_max_str_digits(0)
+        return h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
+
+    return reference_target("huge_int_message_lifts_limit", fn)

@@ -559,6 +559,18 @@ def test_describe_marks_pinned_and_pageable_tensors():
         )
 
 
+def test_int_too_long_to_print_is_refused_naming_data():
+    """An int past Python's integer-string limit (10**5000) is refused naming ``data`` (the message describes it without
+    printing it), and the limit, a process-wide setting, is left as it was."""
+    import sys
+
+    limit = sys.get_int_max_str_digits()
+    with pytest.raises(ValueError, match=r"^data contains integers outside .*int too long to print") as info:
+        f([10**5000], device="cpu")
+    assert "Exceeds the limit" not in str(info.value)
+    assert sys.get_int_max_str_digits() == limit
+
+
 def test_buffer_repr():
     """``repr(CpuGpuBuffer)`` (used in the GPU contracts' failure messages): shape, dtype, device, pinned-ness."""
     buf = B(3, 2, dtype=torch.int32, device=cpu)
