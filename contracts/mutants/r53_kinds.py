@@ -155,11 +155,12 @@ def buffer_copy_behind_torch() -> Target:
 
 @mutant(killed_by=("side-effects",), by=("prop_side_effects_table",))
 def long_list_raises_gc_thresholds() -> Target:
-    """A flat list past 4,096 elements raises the collector's first threshold to 50,000 ("fewer collections while
-    numpy builds the array") and never puts it back: the process collects less often after the call."""
+    """A flat list past 4,096 elements raises the collector's first threshold to 50,000 when it is lower ("fewer
+    collections while numpy builds the array") and never puts it back: the process collects less often after the
+    call (only the first such call of a process changes it: the check's "as the process started" puts it back)."""
 
     def fn(data: Any, device: Any = None, dtype: Any = None, out: Any = None) -> torch.Tensor:
-        if isinstance(data, list) and len(data) > 4096:
+        if isinstance(data, list) and len(data) > 4096 and gc.get_threshold()[0] < 50_000:
             gc.set_threshold(50_000, *gc.get_threshold()[1:])
         return h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
 
