@@ -219,6 +219,11 @@ _SIGNALS = tuple(
 )
 
 
+def _affinity() -> tuple[int, ...] | None:
+    """The CPUs this process may run on, sorted (None where the platform has no ``sched_getaffinity``)."""
+    return tuple(sorted(os.sched_getaffinity(0))) if hasattr(os, "sched_getaffinity") else None
+
+
 def _python_runtime() -> dict[str, Any]:
     return {
         "sys.getrecursionlimit()": sys.getrecursionlimit(),
@@ -303,7 +308,7 @@ _READERS: dict[str, Callable[[], Any]] = {
     "gc.isenabled()": gc.isenabled,
     "gc.get_threshold()": gc.get_threshold,
     # the CPUs the process may run on (held-out round r53 pinned the thread of a large numpy copy to one core for good)
-    "os.sched_getaffinity(0)": lambda: sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+    "os.sched_getaffinity(0)": _affinity,
     "os.environ": lambda: dict(os.environ),
     "Python's runtime settings (recursion limit, switch interval, hooks, sys.path, cwd, signal handlers, socket timeout, decimal context, locale, ...)": _python_runtime,
     _LOGGING: _logging,
@@ -434,10 +439,7 @@ _SETTINGS: dict[str, tuple[Callable[[], Any], Callable[[Any], object]]] = {
         getattr(sys, "get_int_max_str_digits", lambda: None),
         lambda v: sys.set_int_max_str_digits(v) if v is not None else None,
     ),
-    "affinity": (
-        lambda: frozenset(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
-        lambda v: os.sched_setaffinity(0, v) if v is not None else None,
-    ),
+    "affinity": (_affinity, lambda v: os.sched_setaffinity(0, v) if v is not None else None),
     "deterministic": (
         lambda: (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled()),
         lambda v: torch.use_deterministic_algorithms(v[0], warn_only=v[1]),

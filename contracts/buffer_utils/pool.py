@@ -307,34 +307,16 @@ def check_pool_rows_refused(target: Target, spec: dict[str, Any], x: Any) -> Non
 
 
 @check("pool")
-def check_pool_x_on_device(target: Target, device: str) -> None:
-    """pool: a tensor ``x`` that is not on the host (``device``: "meta", or the CUDA device) is refused at once with
-    TypeError naming ``x``: the pool writes host memory, and a device tensor copied back into a slot is a device-to-host
-    copy that waits for the stream's queued work (held-out round r52 let CUDA tensors through)."""
+def check_pool_step_refused(target: Target, x: Any, shown: str, what: str) -> None:
+    """pool: a step ``x`` the pool cannot take as host rows is refused at once with TypeError naming ``x``: a tensor not
+    on the host (meta, or the CUDA device: copied back into a slot it would be a device-to-host copy that waits for the
+    stream's queued work; held-out round r52 let CUDA tensors through), or no tensor, ndarray or list (a tuple, a
+    range, a str, None, a bare int: vLLM's annotation is ``torch.Tensor | np.ndarray | list``; held-out round r53 let
+    tuples through). ``shown``: the source text of ``x``; ``what``: the row's description."""
     cls = utils(target, "pool", "UvaBufferPool")
     pool = cls(4, torch.int32, 2)
-    x = torch.tensor([1, 2], dtype=torch.int32, device=device)
-    call = f"UvaBufferPool(4, torch.int32, 2).copy_to_uva(torch.tensor([1, 2], dtype=torch.int32, device={device!r}))"
-    refused("pool", lambda: pool.copy_to_uva(x), (TypeError,), ("x",), f"copy_to_uva(x) of a tensor on {device}", call)
-
-
-@check("pool")
-def check_pool_x_type(target: Target, x: Any) -> None:
-    """pool: an ``x`` that is not a tensor, an ndarray or a list (a tuple, a range, a str, None, a bare int) is refused
-    with TypeError naming ``x``, as the reference documents (vLLM's annotation: ``torch.Tensor | np.ndarray | list``;
-    held-out round r53 let tuples through)."""
-    cls = utils(target, "pool", "UvaBufferPool")
-    pool = cls(4, torch.int32, 2)
-    kind = type(x).__name__
-    call = f"UvaBufferPool(4, torch.int32, 2).copy_to_uva({x!r})"
-    refused(
-        "pool",
-        lambda: pool.copy_to_uva(x),
-        (TypeError,),
-        ("x",),
-        f"copy_to_uva(x) of a {kind} (not a tensor, ndarray or list)",
-        call,
-    )
+    call = f"UvaBufferPool(4, torch.int32, 2).copy_to_uva({shown})"
+    refused("pool", lambda: pool.copy_to_uva(x), (TypeError,), ("x",), f"copy_to_uva(x) of {what}", call)
 
 
 @check("pool")
@@ -364,11 +346,8 @@ def check_pool_dtype(target: Target, dtype: torch.dtype) -> None:
     cls = utils(target, "pool", "UvaBufferPool")
     x = np.array([1, 0, 1], dtype=torch.empty(0, dtype=dtype).numpy().dtype)
     call = f"UvaBufferPool(4, {dtype}, 2).copy_to_uva(np.array([1, 0, 1], dtype=np.{x.dtype}))"
-    try:
-        pool = cls(4, dtype, 2)
-        got = [pool.copy_to_uva(x), pool.copy_to_gpu(x)]
-    except Exception as exc:  # noqa: BLE001 - any exception is the failure being reported
-        fail("pool", f"a pool of {dtype}", got=f"{type(exc).__name__}: {exc}", expected="the step's values", call=call)
+    pool = cls(4, dtype, 2)  # a refusal is reported by @check as the check's call raising
+    got = [pool.copy_to_uva(x), pool.copy_to_gpu(x)]
     synchronize()
     for how, view in zip(("copy_to_uva", "copy_to_gpu"), got, strict=True):
         read = view.detach().to("cpu")
@@ -750,11 +729,14 @@ def prop_pool_rows(target: Target, device: torch.device, **overrides: Any) -> No
     for spec, x in cases:
         rows.row(check_pool_rows_refused, target, spec, x)
     for where in ("meta", *(["cuda"] if torch.cuda.is_available() else [])):
-        rows.row(check_pool_x_on_device, target, where)
+        made = f"torch.tensor([1, 2], dtype=torch.int32, device={where!r})"
+        x = torch.tensor([1, 2], dtype=torch.int32, device=where)
+        rows.row(check_pool_step_refused, target, x, made, f"a tensor on {where}")
     for dtype in (torch.bool, torch.int8, torch.uint8, torch.int16, torch.float16, torch.float64):
         rows.row(check_pool_dtype, target, dtype)
     for odd in ((1, 2), range(2), "12", None, 5):
-        rows.row(check_pool_x_type, target, odd)
+        what = f"a {type(odd).__name__} (not a tensor, ndarray or list)"
+        rows.row(check_pool_step_refused, target, odd, repr(odd), what)
     for dtype, value in ((torch.int32, 2**40), (torch.int32, -(2**31) - 1), (torch.int64, 2**64), (torch.int8, 300)):
         rows.row(check_pool_list_past_range, target, dtype, value)
     flat = {"size": 4, "dtype": torch.int32, "max_concurrency": 2}

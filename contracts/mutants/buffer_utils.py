@@ -24,6 +24,14 @@ def _utils(**swapped: Any) -> types.SimpleNamespace:
     return types.SimpleNamespace(**{n: swapped.get(n, getattr(U, n)) for n in names})
 
 
+def stage_unchecked(t: U.StagedWriteTensor, index: Any, start: Any, values: list[Any]) -> None:
+    """Stage ``values`` on ``t`` past the reference's value check: its bounds checks and bookkeeping run on zeros of the
+    same length, then the staged contents are swapped for ``values`` (the value-check mutants' one change)."""
+    U.StagedWriteTensor.stage_write(t, index, start, [0] * len(values))
+    if values:
+        t._staged_write_contents[-len(values) :] = values
+
+
 @mutant(killed_by=("staged-write",))
 def staged_write_bounds_asserted() -> Target:
     """stage_write checks its bounds with asserts of index >= 0 and start >= 0 only (vLLM's), a row past the tensor is staged."""

@@ -16,7 +16,7 @@ from h2d_contracts.h2d_impl import buffer_utils as U
 
 from ..targets import Target
 from .base import mutant, reference_target
-from .buffer_utils import _utils
+from .buffer_utils import _utils, stage_unchecked
 
 
 @mutant(killed_by=("values",), by=("prop_values_lazy_tensors",))
@@ -79,8 +79,7 @@ class _RealValuesStaged(U.StagedWriteTensor):
     def stage_write(self, index: Any, start: Any, x: Any) -> None:
         values = [x] if isinstance(x, (int, float)) and not isinstance(x, bool) else list(x)
         if values and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):
-            super().stage_write(index, start, [0] * len(values))  # the reference's bounds and bookkeeping,
-            self._staged_write_contents[-len(values) :] = values  # then the values it would have refused
+            stage_unchecked(self, index, start, values)
             return
         super().stage_write(index, start, values)
 

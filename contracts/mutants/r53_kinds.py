@@ -19,7 +19,7 @@ from h2d_contracts.h2d_impl.buffer import CpuGpuBuffer, row_count
 
 from ..targets import Target
 from .base import mutant, reference_target
-from .buffer_utils import _utils
+from .buffer_utils import _utils, stage_unchecked
 
 
 class _WholeTwinCopied(U.NonUvaBuffer):
@@ -61,9 +61,8 @@ class _AnyNumpyNumber(U.StagedWriteTensor):
             values = list(x)
         except TypeError:
             values = x
-        if isinstance(values, list) and values and any(isinstance(v, (np.complexfloating, np.bool_)) for v in values):
-            super().stage_write(index, start, [0] * len(values))  # the reference's bounds and bookkeeping,
-            self._staged_write_contents[-len(values) :] = values  # then the values it would have refused
+        if isinstance(values, list) and any(isinstance(v, (np.complexfloating, np.bool_)) for v in values):
+            stage_unchecked(self, index, start, values)
             return
         super().stage_write(index, start, values)
 
