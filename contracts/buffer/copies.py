@@ -117,6 +117,26 @@ def _check_same_tensors(buf: Any, held: dict[str, tuple[torch.Tensor, int]], cal
             )
 
 
+def _check_rows(
+    side: torch.Tensor, values: torch.Tensor, before: np.ndarray, rows: int, name: str, when: str, call: str
+) -> None:
+    """Rows ``[0, rows)`` of the copy's destination ``side`` (named ``name``) hold ``values``' bytes; its other rows
+    hold ``before``'s (the destination's bytes before the copy, from :func:`_bytes`)."""
+    got, want = _bytes(side), _bytes(values)
+    if not np.array_equal(got[:rows], want[:rows]):
+        bad = int(np.nonzero((got[:rows] != want[:rows]).any(axis=1))[0][0])
+        fail("buffer", f"row {bad} of {name} {when}", got=got[bad].tolist(), expected=want[bad].tolist(), call=call)
+    if not np.array_equal(got[rows:], before[rows:]):
+        bad = rows + int(np.nonzero((got[rows:] != before[rows:]).any(axis=1))[0][0])
+        fail(
+            "buffer",
+            f"row {bad} (>= n) of {name} was written",
+            got=got[bad].tolist(),
+            expected=before[bad].tolist(),
+            call=call,
+        )
+
+
 @check("buffer")
 def check_copy_to_gpu(
     target: Target,
@@ -147,25 +167,7 @@ def check_copy_to_gpu(
     if aliased:
         return  # one memory: rows past n hold .cpu's values by construction
     _check_version_advanced(buf.gpu, version, ".gpu", rows, call)
-    got, want = _bytes(buf.gpu), _bytes(values)
-    if not np.array_equal(got[:rows], want[:rows]):
-        bad = int(np.nonzero((got[:rows] != want[:rows]).any(axis=1))[0][0])
-        fail(
-            "buffer",
-            f"row {bad} of .gpu after copy_to_gpu({n})",
-            got=got[bad].tolist(),
-            expected=want[bad].tolist(),
-            call=call,
-        )
-    if not np.array_equal(got[rows:], before_gpu[rows:]):
-        bad = rows + int(np.nonzero((got[rows:] != before_gpu[rows:]).any(axis=1))[0][0])
-        fail(
-            "buffer",
-            f"row {bad} (>= n) of .gpu was written",
-            got=got[bad].tolist(),
-            expected=before_gpu[bad].tolist(),
-            call=call,
-        )
+    _check_rows(buf.gpu, values, before_gpu, rows, ".gpu", f"after copy_to_gpu({n})", call)
 
 
 @check("buffer")
@@ -197,25 +199,7 @@ def check_copy_to_cpu(
     if aliased:
         return
     _check_version_advanced(buf.cpu, version, ".cpu", rows, call)
-    got, want = _bytes(buf.cpu), _bytes(values)
-    if not np.array_equal(got[:rows], want[:rows]):
-        bad = int(np.nonzero((got[:rows] != want[:rows]).any(axis=1))[0][0])
-        fail(
-            "buffer",
-            f"row {bad} of .cpu after copy_to_cpu({n}) and the documented wait",
-            got=got[bad].tolist(),
-            expected=want[bad].tolist(),
-            call=call,
-        )
-    if not np.array_equal(got[rows:], before_cpu[rows:]):
-        bad = rows + int(np.nonzero((got[rows:] != before_cpu[rows:]).any(axis=1))[0][0])
-        fail(
-            "buffer",
-            f"row {bad} (>= n) of .cpu was written",
-            got=got[bad].tolist(),
-            expected=before_cpu[bad].tolist(),
-            call=call,
-        )
+    _check_rows(buf.cpu, values, before_cpu, rows, ".cpu", f"after copy_to_cpu({n}) and the documented wait", call)
 
 
 @check("buffer")
