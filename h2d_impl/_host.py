@@ -495,7 +495,7 @@ def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
             return
         # numpy compares any integer dtype with Python ints exactly (torch has no
         # comparison kernels for uint16/32/64 on the CPU).
-        values = source.numpy()
+        values = (source.resolve_neg() if source.is_neg() else source).numpy()  # numpy cannot read the negative bit
         bad_np = (values < info.min) | (values > info.max)
         wide = None
     if np.any(bad_np):

@@ -269,7 +269,11 @@ def _describe_tensor(obj: torch.Tensor) -> str:
         negated = _short_list((-host).tolist())
         base = f"torch.tensor({negated}, dtype={obj.dtype}).mul(1j).to({cplx}).conj().imag"
         return base + (f".to('{obj.device}')" if obj.device.type != "cpu" else "")
-    if obj.is_conj() and obj.is_complex() and not large and not as_bits:
+    if obj.is_neg() and not large and not as_bits:
+        # the negative bit on any other dtype (torch._neg_view, the one way to it for integers): the bit over the
+        # storage's values (negating the view's values gives them back, wrapping as the storage did)
+        base = f"torch._neg_view(torch.tensor({_short_list((-host).tolist())}, dtype={obj.dtype}))"
+    elif obj.is_conj() and obj.is_complex() and not large and not as_bits:
         base = f"torch.tensor({_short_list(host.conj().tolist())}, dtype={obj.dtype}).conj()"  # the conjugate bit
     strided = not obj.is_contiguous() and obj.numel() > 1 and all(st > 0 for st in obj.stride())
     if strided:

@@ -230,13 +230,17 @@ LAZY_SIZES = (4, 32769, 40000)
 
 
 def lazy_tensors(n: int) -> list[tuple[str, torch.Tensor]]:
-    """Host tensors of ``n`` elements that carry a lazy bit or no storage: a view with the negative bit
-    (``torch._neg_view``: -0.0, -1.5, -70000 (past float16's range) and -1e-8 (under it), a zero among them), a
+    """Host tensors of ``n`` elements that carry a lazy bit or no storage: views with the negative bit
+    (``torch._neg_view``) of float32 (-0.0, -1.5, -70000 past float16's range, -1e-8 under it, a zero among them) and
+    of int64 (0, -5, 300 and int32's least, -2**31, stored as 2**31, past int32: a range check must read the values
+    negated; held-out round r55's author found the reference's own check raising numpy's RuntimeError for it), a
     conjugate view of complex64, and ZeroTensors (``torch._efficientzerotensor``, what forward-mode AD and
     ``torch.func`` hand around) of float32 and float64: ``(label, tensor)``."""
     real = torch.tensor([0.0, 1.5, 70000.0, 1e-8], dtype=torch.float32)[torch.arange(n) % 4]
+    whole = torch.tensor([0, 5, -300, 2**31], dtype=torch.int64)[torch.arange(n) % 4]
     return [
         ("negative view", torch._neg_view(real)),
+        ("negative view int64", torch._neg_view(whole)),
         ("conjugate view", torch.complex(real, -real).conj()),
         ("ZeroTensor float32", torch._efficientzerotensor(n)),
         ("ZeroTensor float64", torch._efficientzerotensor(n, dtype=torch.float64)),

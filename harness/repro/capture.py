@@ -244,9 +244,6 @@ class _Capturer:
         if t.layout != torch.strided:
             dense = self._dense_copy(t)
             return _Node("sparse", str(t.layout), [_literal_tensor(dense)] if dense is not None else [])
-        if t.is_neg():
-            self.problems.append("a tensor with the negative bit (torch._neg_view) is rebuilt with its values resolved")
-            t = t.resolve_neg()
         storage = t.untyped_storage()
         info = {
             "dtype": t.dtype,
@@ -257,6 +254,8 @@ class _Capturer:
             "requires_grad": t.requires_grad,
             "leaf": t.is_leaf,
             "conj": t.is_conj(),
+            "neg": t.is_neg(),  # the bit over the same storage: rebuilt by torch._neg_view (resolving it made memory
+            # of its own, which no captured region holds)
             "inference": t.is_inference(),
             "pinned": t.device.type == "cpu" and _pinned(t),
         }

@@ -69,6 +69,7 @@ def _facts(obj):
             obj.requires_grad,
             obj.is_leaf,
             obj.is_conj(),
+            obj.is_neg(),
             raw_storage(obj).numpy().tobytes(),
         )
     if isinstance(obj, np.ndarray):
@@ -144,6 +145,10 @@ def _cases() -> list:
                 quantized,
                 torch.tensor([1 + 2j, 3 - 1j]).conj(),
             ),
+        ),
+        (
+            "negative bit: a conjugate's imaginary part and an int64 view",
+            (torch.tensor([1 + 2j, 3 - 1j]).conj().imag, torch._neg_view(torch.tensor([0, 5, -300, 2**31]))),
         ),
         (
             "0-d values and numpy scalars",
