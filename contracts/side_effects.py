@@ -57,6 +57,7 @@ from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import fail
 
 from .buffer import make_buffer
+from .buffer_utils.common import pool_device, utils
 
 __all__ = ["STARTS", "STATE_NAMES", "check_side_effects", "process_state"]
 
@@ -614,6 +615,87 @@ def check_buffer_side_effects(target: Target, spec: dict[str, Any], device: torc
         )
 
 
+def _buffer_utils_scenario(target: Target) -> list[Any]:
+    """Every Model Runner V2 class of the target at work on this platform's device (:func:`pool_device`): a UVA view
+    (``UvaBuffer`` with CUDA, ``NonUvaBuffer`` without), a pool's steps (growth included) by ``copy_to_uva`` and
+    ``copy_to_gpu``, a backed tensor's refresh, staged writes applied, a refused construction, one fused apply. Returns the
+    objects made, for the caller to keep alive while it reads the state (a writer's threads live as long as it)."""
+    device = pool_device()
+    uva_cls = utils(target, "side-effects", "UvaBuffer" if device.type == "cuda" else "NonUvaBuffer")
+    pool_cls = utils(target, "side-effects", "UvaBufferPool")
+    backed_cls = utils(target, "side-effects", "UvaBackedTensor")
+    staged_cls = utils(target, "side-effects", "StagedWriteTensor")
+    fused_cls = utils(target, "side-effects", "FusedStagedWriter")
+    buf = uva_cls(4, torch.int32)
+    buf.np[:] = 1
+    views = [buf.uva(2)]
+    pool = pool_cls(4, torch.int32)
+    views += [
+        pool.copy_to_uva([1, 2]),
+        pool.copy_to_gpu(np.arange(3, dtype=np.int32)),
+        pool.copy_to_uva(list(range(9))),
+    ]
+    backed = backed_cls(4, torch.int32)
+    backed.np[:] = 3
+    backed.copy_to_uva(2)
+    staged = staged_cls((2, 4), torch.int32, device)
+    staged.stage_write(0, 1, [1, 2])
+    staged.stage_write_elem(1, 3)
+    try:
+        # a refused construction (float16: no staged-write dtype; judged by staged-write). Not a write past the
+        # tensor: vLLM's kernel would store it out of bounds, into this process's memory under Triton's interpreter
+        staged_cls((2, 4), torch.float16, device)
+    except Exception:  # noqa: BLE001 - only what it leaves behind is judged here
+        pass
+    staged.apply_write()
+    pair = [staged_cls((2, 4), torch.int32, device) for _ in range(2)]
+    for k, t in enumerate(pair):
+        t.stage_write(k, 0, [k + 5, k + 6])
+    writer = fused_cls(device, 2)
+    ptrs = torch.tensor([t.gpu.data_ptr() for t in pair], dtype=torch.uint64, device=device)
+    strides = torch.tensor([t.gpu.stride(0) for t in pair], dtype=torch.int64, device=device)
+    writer.apply(pair, ptrs, strides)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    return [buf, pool, backed, staged, pair, writer, views]
+
+
+_BUFFER_UTILS_CALL = (
+    "b = {uva}(4, torch.int32); b.np[:] = 1; b.uva(2); p = UvaBufferPool(4, torch.int32); p.copy_to_uva([1, 2]); "
+    "p.copy_to_gpu(np.arange(3, dtype=np.int32)); p.copy_to_uva(list(range(9))); u = UvaBackedTensor(4, torch.int32); "
+    "u.np[:] = 3; u.copy_to_uva(2); t = StagedWriteTensor((2, 4), torch.int32, {dev!r}); t.stage_write(0, 1, [1, 2]); "
+    "t.stage_write_elem(1, 3); StagedWriteTensor((2, 4), torch.float16, {dev!r}) (refused); t.apply_write(); a, b2 = StagedWriteTensor((2, 4), "
+    "torch.int32, {dev!r}) x 2, a write each; FusedStagedWriter({dev!r}, 2).apply([a, b2], ptrs, strides)"
+)
+
+
+@check("side-effects")
+def check_buffer_utils_side_effects(target: Target, start: str = "as found") -> None:
+    """side-effects (Model Runner V2's utilities): :func:`_buffer_utils_scenario`, from the starting state ``start``
+    (one of :data:`STARTS`), leaves :func:`process_state` as it was while its objects are alive (held-out round r54
+    left grad mode off after ``apply_write`` and a fused writer's worker threads running)."""
+    target.require("buffer-utils", "side-effects")
+    if start not in STARTS:
+        raise ValueError(f"start must be one of {sorted(STARTS)}, got {start!r}")
+    device = pool_device()
+    call = _BUFFER_UTILS_CALL.format(uva="UvaBuffer" if device.type == "cuda" else "NonUvaBuffer", dev=str(device))
+    with STARTS[start]():
+        before = process_state()
+        made = _buffer_utils_scenario(target)
+        after = process_state()
+        del made
+    changed = _first_change(before, after)
+    if changed is not None:
+        name, old, new = changed
+        fail(
+            "side-effects",
+            f"Model Runner V2's utilities at work changed {name}",
+            got=_shown(name, new),
+            expected=_shown(name, old),
+            call=call + ("" if start == "as found" else f"  # starting with {start}"),
+        )
+
+
 @prop("side-effects")
 def prop_side_effects(target: Target, device: torch.device, **overrides: Any) -> None:
     """side-effects: drawn valid calls and bad inputs, each leaving the process-wide state as it found it."""
@@ -651,6 +733,18 @@ def prop_buffer_side_effects(target: Target, device: torch.device, **overrides: 
         check_buffer_side_effects(target, spec, device, n)
 
     run_given(body, overrides)
+
+
+@prop("side-effects", table=True)
+def prop_buffer_utils_side_effects(target: Target, device: torch.device, **overrides: Any) -> None:
+    """side-effects: Model Runner V2's six classes at work (:func:`check_buffer_utils_side_effects`) from every
+    starting state (:data:`STARTS`; a table)."""
+    target.require("buffer-utils", "side-effects")
+    del device, overrides  # the classes live on this platform's device (CUDA where UVA is available)
+    rows = Rows("side-effects buffer-utils")
+    for start in STARTS:
+        rows.row(check_buffer_utils_side_effects, target, start)
+    rows.finish()
 
 
 @prop("side-effects", table=True)

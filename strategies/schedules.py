@@ -105,10 +105,18 @@ def _clip(dtype: torch.dtype, v: Any) -> Any:
 def _write(draw: st.DrawFn, spec: dict[str, Any], earlier: list[tuple[Any, ...]]) -> tuple[Any, ...]:
     rows, row = row_number(spec["size"]), row_length(spec["size"])
     writes = [op for op in earlier if op[0] == "write"]
-    overlap = draw(st.booleans(), label="overlap an earlier write") if writes else False
-    if overlap:
+    # where a write starts: over an earlier one, at the column where the last one ended (in its row or any other: the
+    # engine's pattern of row after row, each from where the previous stopped; held-out round r54 merged such a write
+    # into the previous one whatever its row), or anywhere
+    how = draw(st.sampled_from(["overlap", "continue", "anywhere"]), label="where") if writes else "anywhere"
+    if how == "continue" and writes[-1][2] + len(writes[-1][3]) >= row:
+        how = "anywhere"  # the last write ended at its row's end: nothing follows it in a row
+    if how == "overlap":
         _, index, start, old = draw(st.sampled_from(writes), label="earlier write")
         start = min(row - 1, start + draw(st.integers(0, max(0, len(old) - 1)), label="shift"))
+    elif how == "continue":
+        index = draw(st.integers(0, rows - 1), label="index")
+        start = writes[-1][2] + len(writes[-1][3])
     else:
         index = draw(st.sampled_from(sorted({0, rows - 1})) | st.integers(0, rows - 1), label="index")
         near = [s for s in (0, row - 1, WRITE_BLOCK - 2, WRITE_BLOCK - 1, WRITE_BLOCK) if s < row]

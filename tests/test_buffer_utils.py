@@ -81,6 +81,14 @@ def test_fused_some_empty(target, device):
     P.prop_fused_some_empty(target, device)
 
 
+def test_pool_state(target, device):
+    P.prop_pool_state(target, device)
+
+
+def test_fused_subsets(target, device):
+    P.prop_fused_subsets(target, device)
+
+
 def test_staged_stream_order(target, device):
     P.prop_staged_stream_order(target, device)
 

@@ -11,3 +11,7 @@ test_buffer_side_effects = contract_test(P.prop_buffer_side_effects)
 
 def test_side_effects_table(target, device):
     P.prop_side_effects_table(target, device)
+
+
+def test_buffer_utils_side_effects(target, device):
+    P.prop_buffer_utils_side_effects(target, device)

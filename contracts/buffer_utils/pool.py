@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -105,6 +106,30 @@ def _refused_call(pool: Any) -> bool:
     except Exception:  # noqa: BLE001 - any refusal: this check judges only what it does to the slots
         return True
     return False
+
+
+#: How a step reaches the pool in the refusal checks: ``copy_to_uva(x)``, ``copy_to_gpu(x)`` and
+#: ``copy_to_gpu(x, out=out)``, an ``out`` on the pool's device of the step's shape. vLLM's ``copy_to_gpu`` is
+#: ``copy_to_uva`` then a device copy, so it refuses what ``copy_to_uva`` refuses (held-out round r54 sent a host
+#: ``out`` straight from ``x``, skipping the slot and its checks: a list past int32 was written wrapped).
+SENDS = ("copy_to_uva", "copy_to_gpu", "copy_to_gpu(out)")
+
+
+def _send(pool: Any, how: str, x: Any, dtype: torch.dtype, out_shape: tuple[int, ...]) -> tuple[Any, str]:
+    """``(fn, text)``: a callable sending ``x`` to ``pool`` by ``how`` (one of :data:`SENDS`), and the call's source
+    text after ``pool.`` with ``{x}`` standing for the step."""
+    if how == "copy_to_gpu(out)":
+        out = torch.zeros(out_shape, dtype=dtype, device=pool_device())
+        shown = f"copy_to_gpu({{x}}, out=torch.zeros({out_shape}, dtype={dtype}, device={str(pool_device())!r}))"
+        return (lambda: pool.copy_to_gpu(x, out=out)), shown
+    if how not in SENDS:
+        raise ValueError(f"how must be one of {SENDS}, got {how!r}")
+    return (lambda: getattr(pool, how)(x)), f"{how}({{x}})"
+
+
+def _sent(how: str) -> str:
+    """``how`` as the rows describe it: ``copy_to_uva(x)``, ``copy_to_gpu(x)``, ``copy_to_gpu(x, out=out)``."""
+    return how.replace("(out)", "(x, out=out)") if how.endswith("(out)") else f"{how}(x)"
 
 
 @check("pool")
@@ -297,42 +322,54 @@ def check_pool_growth_released(target: Target, depth: int, *, growths: int = GRO
 
 
 @check("pool")
-def check_pool_rows_refused(target: Target, spec: dict[str, Any], x: Any) -> None:
-    """pool: ``x`` whose rows are not a slot's rows (another trailing shape) is refused, not broadcast."""
+def check_pool_rows_refused(target: Target, spec: dict[str, Any], x: Any, how: str = "copy_to_uva") -> None:
+    """pool: ``x`` whose rows are not a slot's rows (another trailing shape) is refused, not broadcast, by every
+    way of sending it (``how``, one of :data:`SENDS`)."""
     cls = utils(target, "pool", "UvaBufferPool")
     pool = cls(spec["size"], spec["dtype"], spec["max_concurrency"])
-    call = f"UvaBufferPool({spec['size']!r}, {spec['dtype']}, max_concurrency={spec['max_concurrency']}).copy_to_uva(<{type(x).__name__} of shape {tuple(np.shape(x))}>)"
-    what = f"x of shape {tuple(np.shape(x))} into slots of size {spec['size']!r}"
-    refused("pool", lambda: pool.copy_to_uva(x), (TypeError, ValueError), ("x",), what, call)
+    size = spec["size"]
+    slot_row = tuple(size[1:]) if isinstance(size, (tuple, list)) else ()
+    # an out of the slot's rows: what a step of len(x) rows would be copied into
+    fn, text = _send(pool, how, x, spec["dtype"], (len(x) if np.ndim(x) else 1, *slot_row))
+    step = f"<{type(x).__name__} of shape {tuple(np.shape(x))}>"
+    call = (
+        f"UvaBufferPool({spec['size']!r}, {spec['dtype']}, max_concurrency={spec['max_concurrency']})."
+        + text.format(x=step)
+    )
+    what = f"{_sent(how)} of x of shape {tuple(np.shape(x))} into slots of size {spec['size']!r}"
+    refused("pool", fn, (TypeError, ValueError), ("x",), what, call)
 
 
 @check("pool")
-def check_pool_step_refused(target: Target, x: Any, shown: str, what: str) -> None:
+def check_pool_step_refused(target: Target, x: Any, shown: str, what: str, how: str = "copy_to_uva") -> None:
     """pool: a step ``x`` the pool cannot take as host rows is refused at once with TypeError naming ``x``: a tensor not
     on the host (meta, or the CUDA device: copied back into a slot it would be a device-to-host copy that waits for the
     stream's queued work; held-out round r52 let CUDA tensors through), or no tensor, ndarray or list (a tuple, a
     range, a str, None, a bare int: vLLM's annotation is ``torch.Tensor | np.ndarray | list``; held-out round r53 let
-    tuples through). ``shown``: the source text of ``x``; ``what``: the row's description."""
+    tuples through). ``shown``: the source text of ``x``; ``what``: the row's description; ``how``: one of
+    :data:`SENDS`."""
     cls = utils(target, "pool", "UvaBufferPool")
     pool = cls(4, torch.int32, 2)
-    call = f"UvaBufferPool(4, torch.int32, 2).copy_to_uva({shown})"
-    refused("pool", lambda: pool.copy_to_uva(x), (TypeError,), ("x",), f"copy_to_uva(x) of {what}", call)
+    fn, text = _send(pool, how, x, torch.int32, (2,))
+    call = "UvaBufferPool(4, torch.int32, 2)." + text.format(x=shown)
+    refused("pool", fn, (TypeError,), ("x",), f"{_sent(how)} of {what}", call)
 
 
 @check("pool")
-def check_pool_list_past_range(target: Target, dtype: torch.dtype, value: int) -> None:
+def check_pool_list_past_range(target: Target, dtype: torch.dtype, value: int, how: str = "copy_to_uva") -> None:
     """pool: a list step holding an int past the pool's integer dtype is refused (numpy's ``dst[:n] = x`` raises
     OverflowError, vLLM's and the reference's write alike), never written wrapped (held-out round r53 made the list an
-    array first, whose assignment wraps)."""
+    array first, whose assignment wraps), by every way of sending it (``how``, one of :data:`SENDS`)."""
     cls = utils(target, "pool", "UvaBufferPool")
     pool = cls(4, dtype, 2)
-    call = f"UvaBufferPool(4, {dtype}, 2).copy_to_uva([1, {value}])"
+    fn, text = _send(pool, how, [1, value], dtype, (2,))
+    call = f"UvaBufferPool(4, {dtype}, 2)." + text.format(x=f"[1, {value}]")
     refused(
         "pool",
-        lambda: pool.copy_to_uva([1, value]),
+        fn,
         (OverflowError, ValueError, TypeError),
         (),
-        f"copy_to_uva(x) of a list holding {value} (past {dtype})",
+        f"{_sent(how)} of a list holding {value} (past {dtype})",
         call,
     )
 
@@ -711,7 +748,8 @@ def prop_pools_interleaved(target: Target, device: torch.device, **overrides: An
 @prop("pool", table=True)
 def prop_pool_rows(target: Target, device: torch.device, **overrides: Any) -> None:
     """pool: rows of another shape refused (1-D slots given 2-D or 0-d rows, rows of 3 given rows of 2 or flat values),
-    tensors not on the host (meta; CUDA where it is available) and steps that are no tensor, ndarray or list; pools of
+    tensors not on the host (meta; CUDA where it is available), steps that are no tensor, ndarray or list and lists
+    past the pool's integer range, each by ``copy_to_uva``, ``copy_to_gpu`` and ``copy_to_gpu(out=)``; pools of
     every dtype with a numpy view; ndarrays of every memory layout accepted with their values (a table)."""
     target.require("buffer-utils", "pool")
     del device  # the pool's slots live on this platform's device (CUDA where UVA is available), whatever the test's
@@ -726,19 +764,25 @@ def prop_pool_rows(target: Target, device: torch.device, **overrides: Any) -> No
         ({"size": 4, "dtype": torch.int32, "max_concurrency": 2}, np.array(5, dtype=np.int32)),
         ({"size": 4, "dtype": torch.int32, "max_concurrency": 2}, torch.tensor(5, dtype=torch.int32)),
     ]
-    for spec, x in cases:
-        rows.row(check_pool_rows_refused, target, spec, x)
-    for where in ("meta", *(["cuda"] if torch.cuda.is_available() else [])):
-        made = f"torch.tensor([1, 2], dtype=torch.int32, device={where!r})"
-        x = torch.tensor([1, 2], dtype=torch.int32, device=where)
-        rows.row(check_pool_step_refused, target, x, made, f"a tensor on {where}")
+    for how in SENDS:
+        for spec, x in cases:
+            rows.row(check_pool_rows_refused, target, spec, x, how)
+        for where in ("meta", *(["cuda"] if torch.cuda.is_available() else [])):
+            made = f"torch.tensor([1, 2], dtype=torch.int32, device={where!r})"
+            x = torch.tensor([1, 2], dtype=torch.int32, device=where)
+            rows.row(check_pool_step_refused, target, x, made, f"a tensor on {where}", how)
+        for odd in ((1, 2), range(2), "12", None, 5):
+            what = f"a {type(odd).__name__} (not a tensor, ndarray or list)"
+            rows.row(check_pool_step_refused, target, odd, repr(odd), what, how)
+        for dtype, value in (
+            (torch.int32, 2**40),
+            (torch.int32, -(2**31) - 1),
+            (torch.int64, 2**64),
+            (torch.int8, 300),
+        ):
+            rows.row(check_pool_list_past_range, target, dtype, value, how)
     for dtype in (torch.bool, torch.int8, torch.uint8, torch.int16, torch.float16, torch.float64):
         rows.row(check_pool_dtype, target, dtype)
-    for odd in ((1, 2), range(2), "12", None, 5):
-        what = f"a {type(odd).__name__} (not a tensor, ndarray or list)"
-        rows.row(check_pool_step_refused, target, odd, repr(odd), what)
-    for dtype, value in ((torch.int32, 2**40), (torch.int32, -(2**31) - 1), (torch.int64, 2**64), (torch.int8, 300)):
-        rows.row(check_pool_list_past_range, target, dtype, value)
     flat = {"size": 4, "dtype": torch.int32, "max_concurrency": 2}
     wide = {"size": (4, 3), "dtype": torch.int32, "max_concurrency": 2}
     read_only = np.arange(3, dtype=np.int32)
@@ -854,4 +898,102 @@ def prop_backed_rows(target: Target, device: torch.device, **overrides: Any) -> 
     for size in (5, (5, 3)):
         for n in (6, 9, -1, 2.0, True):
             rows.row(check_backed_rows_refused, target, size, n)
+    rows.finish()
+
+
+@check("pool")
+def check_pool_across_threads(target: Target, depth: int) -> None:
+    """pool: the round robin is the pool's, whatever thread calls: a step sent from the main thread, then ``depth - 1``
+    steps each from a thread of its own (started and joined in turn), leave every reader its own step's values (an
+    engine's scheduler and runner threads fill one pool; held-out round r54 kept the cursor per thread, so a second
+    thread's first call took the slot the first thread's reader held)."""
+    cls = utils(target, "pool", "UvaBufferPool")
+    pool = cls(2, torch.int32, depth)
+    views: list[Any] = [pool.copy_to_uva([1, 1])]
+    errors: list[BaseException] = []
+
+    def send(k: int) -> None:
+        try:
+            views.append(pool.copy_to_uva([k, k]))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the calling thread, where @check reports it
+            errors.append(exc)
+
+    for k in range(2, depth + 1):
+        thread = threading.Thread(target=send, args=(k,), name=f"h2d-pool-step-{k}")
+        thread.start()
+        thread.join()
+    if errors:
+        raise errors[0]
+    synchronize()
+    device = pool_device()
+    for k, view in enumerate(views, start=1):
+        got = _read(view, device).tolist()
+        if got != [k, k]:
+            fail(
+                "pool",
+                f"the reader of step {k} of {depth} (step 1 from the main thread, each later one from a thread of its "
+                "own), no more steps than slots",
+                got=f"{got}",
+                expected=f"{[k, k]}: its own step's values",
+                call=f"pool = UvaBufferPool(2, torch.int32, {depth}); pool.copy_to_uva([1, 1]); then in thread k of "
+                f"2..{depth}, one after another: pool.copy_to_uva([k, k])",
+            )
+
+
+@check("pool")
+def check_pool_default_depth(target: Target) -> None:
+    """pool: a pool (and a backed tensor) built without ``max_concurrency`` has the default depth,
+    :data:`DEFAULT_POOL_DEPTH`, whatever depths were given to pools built before it: its first step's reader survives
+    the second step (held-out round r54 made the last depth given the default of every later pool)."""
+    pool_cls = utils(target, "pool", "UvaBufferPool")
+    backed_cls = utils(target, "pool", "UvaBackedTensor")
+    earlier = [pool_cls(2, torch.int32, 3), backed_cls(2, torch.int32, 1), pool_cls(2, torch.int32, 1)]
+    pool = pool_cls(2, torch.int32)
+    first = pool.copy_to_uva([1, 1])
+    pool.copy_to_uva([2, 2])
+    backed = backed_cls(2, torch.int32)
+    backed.np[:] = 1
+    backed.copy_to_uva()
+    held = backed.gpu
+    backed.np[:] = 2
+    backed.copy_to_uva()
+    synchronize()
+    device = pool_device()
+    made = "UvaBufferPool(2, torch.int32, 3); UvaBackedTensor(2, torch.int32, 1); UvaBufferPool(2, torch.int32, 1); "
+    for what, view, call in (
+        (
+            "UvaBufferPool",
+            first,
+            "pool = UvaBufferPool(2, torch.int32); r = pool.copy_to_uva([1, 1]); pool.copy_to_uva([2, 2]); r",
+        ),
+        (
+            "UvaBackedTensor",
+            held,
+            "t = UvaBackedTensor(2, torch.int32); t.np[:] = 1; t.copy_to_uva(); r = t.gpu; "
+            "t.np[:] = 2; t.copy_to_uva(); r",
+        ),
+    ):
+        got = _read(view, device).tolist()
+        if got != [1, 1]:
+            fail(
+                "pool",
+                f"a {what} built without max_concurrency after pools of depths 3 and 1: the first step's reader after "
+                "a second step",
+                got=f"{got} (a depth of 1: the second step took the reader's slot)",
+                expected=f"[1, 1]: the default depth, {DEFAULT_POOL_DEPTH}",
+                call=made + call,
+            )
+    del earlier
+
+
+@prop("pool", table=True)
+def prop_pool_state(target: Target, device: torch.device, **overrides: Any) -> None:
+    """pool: the round robin shared by the threads that call a pool (depths 2 and 3), and the default depth unchanged
+    by pools built with other depths before (a table)."""
+    target.require("buffer-utils", "pool")
+    del device, overrides
+    rows = Rows("pool state")
+    for depth in (2, 3):
+        rows.row(check_pool_across_threads, target, depth)
+    rows.row(check_pool_default_depth, target)
     rows.finish()

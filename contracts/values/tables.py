@@ -229,11 +229,17 @@ def prop_values_bool_bytes(target: Target, device: torch.device, **overrides: An
 LAZY_SIZES = (4, 32769, 40000)
 
 
+#: The dtypes torch has no negation kernel for on the host (a negative-bit view must be resolved before converting
+#: into them), which the lazy-tensors table converts the "negative view of negatives" into.
+UNSIGNED_AND_FLOAT8 = (torch.uint16, torch.uint32, torch.uint64, torch.float8_e4m3fn, torch.float8_e5m2)
+
+
 def lazy_tensors(n: int) -> list[tuple[str, torch.Tensor]]:
     """Host tensors of ``n`` elements that carry a lazy bit or no storage: views with the negative bit
     (``torch._neg_view``) of float32 (-0.0, -1.5, -70000 past float16's range, -1e-8 under it, a zero among them) and
     of int64 (0, -5, 300 and int32's least, -2**31, stored as 2**31, past int32: a range check must read the values
-    negated; held-out round r55's author found the reference's own check raising numpy's RuntimeError for it), a
+    negated; held-out round r55's author found the reference's own check raising numpy's RuntimeError for it) and of
+    float32 negatives (reading 0, 1.5, 300, 7), a
     conjugate view of complex64, and ZeroTensors (``torch._efficientzerotensor``, what forward-mode AD and
     ``torch.func`` hand around) of float32 and float64: ``(label, tensor)``."""
     real = torch.tensor([0.0, 1.5, 70000.0, 1e-8], dtype=torch.float32)[torch.arange(n) % 4]
@@ -241,6 +247,9 @@ def lazy_tensors(n: int) -> list[tuple[str, torch.Tensor]]:
     return [
         ("negative view", torch._neg_view(real)),
         ("negative view int64", torch._neg_view(whole)),
+        # reading 0, 1.5, 300 and 7: into the unsigned and float8 dtypes too (held-out round r55 resolved the bit only
+        # for the conversions into float16 and bool: torch has no negation kernel for uint16-64 and float8)
+        ("negative view of negatives", torch._neg_view(-torch.tensor([0.0, 1.5, 300.0, 7.0])[torch.arange(n) % 4])),
         ("conjugate view", torch.complex(real, -real).conj()),
         ("ZeroTensor float32", torch._efficientzerotensor(n)),
         ("ZeroTensor float64", torch._efficientzerotensor(n, dtype=torch.float64)),
@@ -258,10 +267,12 @@ def prop_values_lazy_tensors(target: Target, device: torch.device, **overrides: 
     rows = Rows("values lazy tensors")
     with_out = "out" in target.capabilities
     for n in LAZY_SIZES:
-        for _label, payload in lazy_tensors(n):
+        for label, payload in lazy_tensors(n):
             dtypes = (
                 (torch.complex128,)
                 if payload.is_complex()
+                else UNSIGNED_AND_FLOAT8
+                if label == "negative view of negatives"
                 else (torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.bool)
             )
             rows.row(check_values, target, payload, {"device": device})
