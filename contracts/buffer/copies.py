@@ -270,3 +270,30 @@ def check_roundtrip_bits(target: Target, spec: dict[str, Any], device: torch.dev
             expected=_bytes(values).tolist()[:4],
             call=call,
         )
+
+
+@check("buffer")
+def check_copy_views_fresh(target: Target, spec: dict[str, Any], device: torch.device, n: int, method: str) -> None:
+    """buffer: two ``copy_to_gpu(n)`` (or ``copy_to_cpu(n)``, ``method``) calls with the same given ``n`` return two
+    view objects, and an in-place change of the first's metadata (``unsqueeze_``) reaches neither the second nor the
+    buffer (vLLM slices anew each call; held-out round r55 kept one view per ``n`` and returned it to every caller)."""
+    buf = make_buffer(target, spec, device)
+    call = (
+        f"b = {repr_spec(spec, device, target.buffer_name)}; r1 = b.{method}({n}); r1.unsqueeze_(0); "
+        f"r2 = b.{method}({n}); (r2 is r1, r2.shape)"
+    )
+    first = getattr(buf, method)(n)
+    wait(buf)
+    first.unsqueeze_(0)
+    second = getattr(buf, method)(n)
+    wait(buf)
+    side = buf.gpu if method == "copy_to_gpu" else buf.cpu
+    want = (n, *side.shape[1:])
+    if second is first or tuple(second.shape) != want:
+        fail(
+            "buffer",
+            f"a second {method}({n}) after the caller's unsqueeze_ of the first result",
+            got=f"{'the same object' if second is first else 'another object'} of shape {tuple(second.shape)}",
+            expected=f"a new view of shape {want}",
+            call=call,
+        )

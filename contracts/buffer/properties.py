@@ -22,7 +22,13 @@ from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import NotApplicable, fail
 
 from .construction import check_buffer_constructed, check_buffer_init
-from .copies import check_copy_to_cpu, check_copy_to_gpu, check_roundtrip_bits, check_row_count_rejected
+from .copies import (
+    check_copy_to_cpu,
+    check_copy_to_gpu,
+    check_copy_views_fresh,
+    check_roundtrip_bits,
+    check_row_count_rejected,
+)
 from .ops import buffer_state_machine
 from .refusals import check_buffer_rejected, check_numpy_view_rejected
 
@@ -174,8 +180,8 @@ def prop_buffer_copy(target: Target, device: torch.device, **overrides: Any) -> 
 @prop("buffer")
 def prop_buffer_copy_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
     """buffer: capacities 1-4097 (past 64, 128, 1024 and 4096) and 10,923 rows of 3 (past 32,768 elements, with and
-    without ``.np``) with n in {0, 1, 300, capacity-1, capacity} and as 0-d integer tensors, both directions (a
-    table)."""
+    without ``.np``) with n in {0, 1, 300, capacity-1, capacity} and as 0-d integer tensors, both directions; and
+    the same n twice, each call a view of its own (a table)."""
     require_device(target, device, "buffer")
     target.require("buffer", "buffer")
     del overrides  # deterministic: every size every run
@@ -196,6 +202,11 @@ def prop_buffer_copy_sizes(target: Target, device: torch.device, **overrides: An
         for n in counts:
             for copy in (check_copy_to_gpu, check_copy_to_cpu):
                 rows.row(copy, target, spec, device, n, values)
+    # the same n twice, the first result reshaped in place by its caller in between
+    spec = {"size": (4, 3), "dtype": torch.int32, "pin_memory": False, "with_numpy": True}
+    for n in (1, 4):
+        for method in ("copy_to_gpu", "copy_to_cpu"):
+            rows.row(check_copy_views_fresh, target, spec, device, n, method)
     rows.finish()
 
 
