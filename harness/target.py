@@ -278,7 +278,7 @@ class Target:
 
     def preamble(self) -> str:
         """Python source after which a ``call:`` line of this target runs as printed: the target loaded by its
-        spec, its function and buffer class bound to the names ``call:`` lines use."""
+        spec, its function, buffer class and Model Runner V2 classes bound to the names ``call:`` lines use."""
         lines = ["import numpy as np", "import torch", ""]
         path = import_path_lines(self.spec, os.getcwd())
         lines += path + ([""] if path else [])
@@ -290,6 +290,18 @@ class Target:
             lines.append(f"{variant.fn_name} = target.cpu_variant_target().own_call")
         if self.buffer_cls is not None:
             lines.append(f"{self.buffer_name} = target.buffer_cls")
+        if self.buffer_utils is not None:  # Model Runner V2's classes, by the names the buffer-utils call: lines use
+            names = (
+                "UvaBuffer",
+                "NonUvaBuffer",
+                "UvaBufferPool",
+                "UvaBackedTensor",
+                "StagedWriteTensor",
+                "FusedStagedWriter",
+            )
+            lines += [
+                f"{n} = target.buffer_utils.{n}" for n in names if getattr(self.buffer_utils, n, None) is not None
+            ]
         return "\n".join(lines) + "\n"
 
     def describe_call(self, data: Any, kwargs: Mapping[str, Any]) -> str:

@@ -284,8 +284,10 @@ _ALIAS_VARIANTS = (
     "out's negative view",
 )
 #: ``device`` values of no accepted type (a list and a dict are unhashable: a device cache looked up before the type
-#: check raises "unhashable type", naming nothing: held-out round r40).
-_WRONG_DEVICES: tuple[Any, ...] = (["cpu"], {"cpu": 0}, 1.5, object())
+#: check raises "unhashable type", naming nothing: held-out round r40); a tensor (a slip for ``out=``, or
+#: ``Tensor.to(other)``'s spelling: held-out round r55 took its device) and a dtype (vLLM's old ``(data, dtype,
+#: target_device)`` order: r55 swapped the two back when ``device`` was a dtype).
+_WRONG_DEVICES: tuple[Any, ...] = (["cpu"], {"cpu": 0}, 1.5, object(), torch.zeros(1), torch.int32)
 #: ``dtype`` values that are not dtypes: a dtype's name, and unhashable ones (a validation memoised with
 #: ``functools.lru_cache`` raises "unhashable type", naming nothing: held-out round r43).
 _WRONG_DTYPES: tuple[Any, ...] = ("int32", [torch.int32], {"dtype": torch.int32}, 1.5)
@@ -461,6 +463,8 @@ _BUILDERS: dict[str, _Builder] = {
         d.good, {"dtype": d.draw(st.sampled_from(UNSUPPORTED_DTYPES), label="dtype"), "device": d.device}
     ),
     "device-wrong-type": lambda d: d.bad(d.good, {"device": d.draw(st.sampled_from(_WRONG_DEVICES), label="device")}),
+    # a dtype where device goes and a device where dtype goes: async_tensor_h2d([1], torch.int32, "cpu") by position
+    "legacy-argument-order": lambda d: d.bad(d.good, {"device": torch.int32, "dtype": str(d.device)}),
     "sparse-out": lambda d: _non_strided(d, "out"),
     "nested-out": _nested_out,
     "out-on-meta": _out_on_meta,

@@ -77,6 +77,8 @@ BAD_INPUT_KINDS: dict[str, type[BaseException]] = {
     "device-bool": TypeError,
     # the held-out round r40: a device of no accepted type, unhashable ones included (a list, a dict)
     "device-wrong-type": TypeError,
+    # held-out round r55: vLLM's old argument order (data, dtype, target_device) swapped back when device is a dtype
+    "legacy-argument-order": TypeError,
     # found by the new-user trial (2026-11-30)
     "out-as-strided-overlap": ValueError,
     # the contract suite's mutation run: an overlap only the strides' accumulated reach reveals

@@ -261,7 +261,8 @@ def _judge(reader: _Reader, steps: Any, call: str, note: str = "") -> None:
     if got.shape != want.shape or not np.array_equal(got.astype(want.dtype), want):
         fail(
             "pool",
-            f"the reader of step {k} (retired before its slot's reuse; a copy_to_gpu result: kept for good){note}",
+            f"the reader of step {k} (retired before its slot's reuse, or kept for good where the step was a "
+            f"copy_to_gpu, whose result is a copy of its own){note}",
             got=f"shape {got.shape}, first values {got.reshape(-1)[:4].tolist()}",
             expected=f"shape {want.shape}, first values {want.reshape(-1)[:4].tolist()} (its own step's data)",
             call=call,
