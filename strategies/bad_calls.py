@@ -465,6 +465,8 @@ _BUILDERS: dict[str, _Builder] = {
     "device-wrong-type": lambda d: d.bad(d.good, {"device": d.draw(st.sampled_from(_WRONG_DEVICES), label="device")}),
     # a dtype where device goes and a device where dtype goes: async_tensor_h2d([1], torch.int32, "cpu") by position
     "legacy-argument-order": lambda d: d.bad(d.good, {"device": torch.int32, "dtype": str(d.device)}),
+    # a misspelt keyword (dtpye=): Python's own TypeError, never swallowed by a **kwargs
+    "unknown-keyword": lambda d: d.bad(d.good, {"device": d.device, "dtpye": torch.int32}),
     "sparse-out": lambda d: _non_strided(d, "out"),
     "nested-out": _nested_out,
     "out-on-meta": _out_on_meta,

@@ -79,6 +79,8 @@ BAD_INPUT_KINDS: dict[str, type[BaseException]] = {
     "device-wrong-type": TypeError,
     # held-out round r55: vLLM's old argument order (data, dtype, target_device) swapped back when device is a dtype
     "legacy-argument-order": TypeError,
+    # held-out round r55: the CPU variant took **kwargs "so GPU call sites' keywords pass": a misspelt dtype= ignored
+    "unknown-keyword": TypeError,
     # found by the new-user trial (2026-11-30)
     "out-as-strided-overlap": ValueError,
     # the contract suite's mutation run: an overlap only the strides' accumulated reach reveals

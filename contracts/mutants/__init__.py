@@ -43,6 +43,7 @@ from . import (  # noqa: F401 - registers the mutants
     r51_kinds,
     r52_kinds,
     r53_kinds,
+    r54_kinds,
     reliability,
     scale,
     sequence,

@@ -260,7 +260,8 @@ def lazy_tensors(n: int) -> list[tuple[str, torch.Tensor]]:
 def prop_values_lazy_tensors(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: tensors with the negative or conjugate bit and ZeroTensors (:func:`lazy_tensors`) of 4, 32,769 and
     40,000 elements, by ``device=``, into float64, float16, bfloat16, int32 and bool by ``dtype=`` (complex128 for the
-    complex one: complex into a real dtype is refused) and by ``out=`` (a table: held-out round r51 sent a ZeroTensor
+    complex one: complex into a real dtype is refused) and by ``out=``, and lists into an ``out`` that is itself a
+    conjugate or negative view (a table: held-out round r51 sent a ZeroTensor
     through numpy, which cannot read one; torch's ``copy_`` of a negative view into float16 drops the sign)."""
     require_device(target, device, "values")
     del overrides  # deterministic: every row every run
@@ -280,4 +281,12 @@ def prop_values_lazy_tensors(target: Target, device: torch.device, **overrides: 
                 rows.row(check_values, target, payload, {"device": device, "dtype": dt})
                 if with_out:
                     rows.row(check_values, target, payload, {"out": torch.full((n,), 7, dtype=dt, device=device)})
+    if with_out:
+        # out itself a lazy view: a conjugate view of complex64 and a negative view of float32, which torch's copy_
+        # writes exactly (held-out round r55 refused them "to be safe")
+        for data, out in (
+            ([1 + 2j, 3 - 1j], torch.zeros(2, dtype=torch.complex64, device=device).conj()),
+            ([1.5, -2.0], torch._neg_view(torch.zeros(2, dtype=torch.float32, device=device))),
+        ):
+            rows.row(check_values, target, data, {"out": out})
     rows.finish()
