@@ -177,12 +177,20 @@ def assert_same_values(
         idx = tuple(torch.nonzero(diff)[0].tolist())
         fail(
             contract,
-            f"result bits differ at index {idx} (e.g. -0.0 vs 0.0, a NaN payload changed by a pure copy, or a bool"
-            " byte other than 0 and 1)",
-            got=_bits(actual)[idx].item(),
-            expected=_bits(expected)[idx].item(),
+            f"result bits differ at index {idx[: actual.dim()]} (e.g. -0.0 vs 0.0, a NaN payload changed by a pure copy,"
+            " or a bool byte other than 0 and 1)",
+            got=_value_and_bits(actual, idx),
+            expected=_value_and_bits(expected, idx),
             call=call,
         )
+
+
+def _value_and_bits(t: torch.Tensor, idx: tuple[int, ...]) -> str:
+    """The element of ``t`` at ``idx`` (an index of :func:`_bits`' view: one more dimension for complex) as its value
+    and its bit pattern in hex (an outside user read float32's -0.0 shown as the int32 -2147483648)."""
+    bits = _bits(t)
+    width = bits.element_size() * 8
+    return f"{t[idx[: t.dim()]].item()!r} (bits {int(bits[idx].item()) & ((1 << width) - 1):#0{width // 4 + 2}x})"
 
 
 def storage_span(obj: Any) -> tuple[int, int] | None:

@@ -414,7 +414,8 @@ def check_nonuva_rows_only(target: Target, rows: int, n: int) -> None:
     if not bool((got[n:] == 1).all()):
         fail(
             "uva",
-            f"NonUvaBuffer.uva({n}) with {rows} rows: rows past {n} copied",
+            f"NonUvaBuffer.uva({n}) with {rows} rows: rows past {n} of an earlier view changed (copied again, or the "
+            "view is .cpu itself)",
             got=f"rows {n}.. of the twin: {got[n:][:4].tolist()}",
             expected="[1, ...]: uva(n) copies the first n rows, the twin's others keep the last copy",
             call=f"buf = NonUvaBuffer({rows}, torch.int32); buf.np[:] = 1; whole = buf.uva(); buf.np[:] = 2; "
