@@ -177,7 +177,7 @@ class _ViewsMemoised(CpuGpuBuffer):
         view = super().copy_to_gpu(n)
         if n is None or isinstance(n, bool) or not isinstance(n, int):
             return view
-        memo = self.__dict__.setdefault("_views", {})
+        memo: dict[int, torch.Tensor] = self.__dict__.setdefault("_views", {})
         return memo.setdefault(n, view)
 
 
@@ -234,9 +234,15 @@ def range_check_reads_storage() -> Target:
     the negative bit is judged by the values it does not read (-2**31 stored as 2**31 refused for int32)."""
 
     def fn(data: Any, device: Any = None, dtype: Any = None, out: Any = None) -> torch.Tensor:
-        target = dtype if dtype is not None else (out.dtype if out is not None else None)
+        target: torch.dtype | None = dtype if dtype is not None else (out.dtype if out is not None else None)
         narrowing = target is not None and not (target.is_floating_point or target.is_complex or target == torch.bool)
-        if narrowing and isinstance(data, torch.Tensor) and data.is_neg() and target != data.dtype:
+        if (
+            target is not None
+            and narrowing
+            and isinstance(data, torch.Tensor)
+            and data.is_neg()
+            and target != data.dtype
+        ):
             if not (data.is_floating_point() or data.is_complex()):
                 stored = torch._neg_view(data).resolve_neg()
                 info = torch.iinfo(target)
