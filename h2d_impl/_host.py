@@ -269,7 +269,7 @@ def _list_to_array(data: Any) -> np.ndarray:
                 if isinstance(leaf, (bool, np.bool_, float, complex, np.number)):
                     continue
                 raise TypeError(
-                    f"data contains {type(leaf).__name__} element {leaf!r}; only bool, int, float "
+                    f"data contains {type(leaf).__name__} element {describe(leaf)}; only bool, int, float "
                     f"and complex elements are accepted: {describe(data)}"
                 )
         raise ValueError(f"data contains integers outside the int64/uint64 range: {describe(data)}")

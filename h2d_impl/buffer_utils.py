@@ -256,7 +256,10 @@ class UvaBufferPool:
             self._retire(buf)
             buf = self._uva_bufs[nxt] = grown
         dst: Any = buf.cpu if isinstance(x, torch.Tensor) else buf.np
-        dst[:n] = x
+        # a step that requires grad is data for the device, not a step of the caller's graph: written detached, the
+        # slot never joins the graph (written as it is, every later view of the slot had a grad_fn; found by held-out
+        # round r56's author)
+        dst[:n] = x.detach() if isinstance(x, torch.Tensor) else x
         self._curr = nxt
         return buf.uva(n)
 

