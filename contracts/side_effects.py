@@ -308,6 +308,9 @@ _READERS: dict[str, Callable[[], Any]] = {
     "the CUDA random state and sync debug mode": _cuda_settings,
     "gc.isenabled()": gc.isenabled,
     "gc.get_threshold()": gc.get_threshold,
+    # objects moved to the permanent generation (held-out round r56 froze the heap in CpuGpuBuffer's constructor,
+    # vLLM's start-up gc.freeze() copied into every buffer: each later buffer froze again)
+    "gc.get_freeze_count()": gc.get_freeze_count,
     # the CPUs the process may run on (held-out round r53 pinned the thread of a large numpy copy to one core for good)
     "os.sched_getaffinity(0)": _affinity,
     "os.environ": lambda: dict(os.environ),

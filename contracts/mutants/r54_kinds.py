@@ -5,6 +5,7 @@ Each is the reference with one realistic change of the kind.
 
 from __future__ import annotations
 
+import gc
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -275,3 +276,18 @@ def lazy_out_refused() -> Target:
         return h2d_impl.async_tensor_h2d(data, device=device, dtype=dtype, out=out)
 
     return reference_target("lazy_out_refused", fn)
+
+
+class _FreezesHeap(CpuGpuBuffer):
+    """``gc.freeze()`` at the end of the constructor ("long-lived buffers: keep the heap out of full collections")."""
+
+    def __init__(self, *size: Any, **kwargs: Any) -> None:
+        super().__init__(*size, **kwargs)
+        gc.freeze()
+
+
+@mutant(killed_by=("side-effects",), by=("prop_buffer_side_effects",))
+def buffer_init_freezes_gc() -> Target:
+    """``CpuGpuBuffer``'s constructor freezes every object the process holds (``gc.freeze()``, as vLLM does once at
+    start-up): the collector never looks at them again, and each later buffer freezes again."""
+    return reference_target("buffer_init_freezes_gc", buffer_cls=_FreezesHeap)
