@@ -43,7 +43,7 @@ def check_bad_input(target: Target, data: Any, kwargs: dict[str, Any], raises: t
     if out is not None and "out" not in target.capabilities:
         target.require("out", "bad-input")
     # a fault in out alone: the message names out; a keyword no signature has: the message names that keyword
-    names = ("out",) if kind in errors.OUT_KINDS else tuple(set(kwargs) - set(ARGUMENT_NAMES)) or ARGUMENT_NAMES
+    names = ("out",) if kind in errors.OUT_KINDS else tuple(sorted(set(kwargs) - set(ARGUMENT_NAMES))) or ARGUMENT_NAMES
     if contexts.ambient() == "inference_mode" and isinstance(out, torch.Tensor) and out.is_inference():
         with contexts.calling_context("no_grad"):
             expect_raise("bad-input", target, data, kwargs, raises, f"bad input {kind!r}", names)

@@ -57,7 +57,7 @@ from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import fail
 
 from .buffer import make_buffer
-from .buffer_utils.common import pool_device, utils
+from .buffer_utils.common import fused_tables, pool_device, utils
 
 __all__ = ["STARTS", "STATE_NAMES", "check_side_effects", "process_state"]
 
@@ -558,6 +558,15 @@ STARTS: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
 }
 
 
+def _fail_if_changed(before: dict[str, Any], after: dict[str, Any], what: str, call: str) -> None:
+    """Report the first state :func:`process_state` read differently ``after`` than ``before``: "``what`` changed
+    <state>", with its value before and after."""
+    changed = _first_change(before, after)
+    if changed is not None:
+        name, old, new = changed
+        fail("side-effects", f"{what} changed {name}", got=_shown(name, new), expected=_shown(name, old), call=call)
+
+
 @check("side-effects")
 def check_side_effects(
     target: Target, data: Any, kwargs: dict[str, Any], *, valid: bool = True, start: str = "as found"
@@ -584,17 +593,7 @@ def check_side_effects(
         except Exception as exc:  # noqa: BLE001 - a refusal is judged by bad-input; here only what it left behind
             outcome = f"raised {type(exc).__name__}"
         after = process_state()
-    changed = _first_change(before, after)
-    if changed is None:
-        return
-    name, old, new = changed
-    fail(
-        "side-effects",
-        f"a {'valid' if valid else 'failing'} call ({outcome}) changed {name}",
-        got=_shown(name, new),
-        expected=_shown(name, old),
-        call=call,
-    )
+    _fail_if_changed(before, after, f"a {'valid' if valid else 'failing'} call ({outcome})", call)
 
 
 @check("side-effects")
@@ -606,16 +605,12 @@ def check_buffer_side_effects(target: Target, spec: dict[str, Any], device: torc
     args = () if n is None else (n,)
     buf.copy_to_gpu(*args)
     buf.copy_to_cpu(*args)
-    changed = _first_change(before, process_state())
-    if changed is not None:
-        name, old, new = changed
-        fail(
-            "side-effects",
-            f"a CpuGpuBuffer's construction and copies changed {name}",
-            got=_shown(name, new),
-            expected=_shown(name, old),
-            call=f"{target.buffer_name}(*{spec['size']}, dtype={spec['dtype']}, device={str(device)!r}, pin_memory={spec['pin_memory']}).copy_to_gpu/cpu({'' if n is None else n})",
-        )
+    _fail_if_changed(
+        before,
+        process_state(),
+        "a CpuGpuBuffer's construction and copies",
+        f"{target.buffer_name}(*{spec['size']}, dtype={spec['dtype']}, device={str(device)!r}, pin_memory={spec['pin_memory']}).copy_to_gpu/cpu({'' if n is None else n})",
+    )
 
 
 def _buffer_utils_scenario(target: Target) -> list[Any]:
@@ -655,9 +650,7 @@ def _buffer_utils_scenario(target: Target) -> list[Any]:
     for k, t in enumerate(pair):
         t.stage_write(k, 0, [k + 5, k + 6])
     writer = fused_cls(device, 2)
-    ptrs = torch.tensor([t.gpu.data_ptr() for t in pair], dtype=torch.uint64, device=device)
-    strides = torch.tensor([t.gpu.stride(0) for t in pair], dtype=torch.int64, device=device)
-    writer.apply(pair, ptrs, strides)
+    writer.apply(pair, *fused_tables(pair, device))
     if device.type == "cuda":
         torch.cuda.synchronize(device)
     return [buf, pool, backed, staged, pair, writer, views]
@@ -687,16 +680,12 @@ def check_buffer_utils_side_effects(target: Target, start: str = "as found") -> 
         made = _buffer_utils_scenario(target)
         after = process_state()
         del made
-    changed = _first_change(before, after)
-    if changed is not None:
-        name, old, new = changed
-        fail(
-            "side-effects",
-            f"Model Runner V2's utilities at work changed {name}",
-            got=_shown(name, new),
-            expected=_shown(name, old),
-            call=call + ("" if start == "as found" else f"  # starting with {start}"),
-        )
+    _fail_if_changed(
+        before,
+        after,
+        "Model Runner V2's utilities at work",
+        call + ("" if start == "as found" else f"  # starting with {start}"),
+    )
 
 
 @prop("side-effects")

@@ -291,17 +291,7 @@ class Target:
         if self.buffer_cls is not None:
             lines.append(f"{self.buffer_name} = target.buffer_cls")
         if self.buffer_utils is not None:  # Model Runner V2's classes, by the names the buffer-utils call: lines use
-            names = (
-                "UvaBuffer",
-                "NonUvaBuffer",
-                "UvaBufferPool",
-                "UvaBackedTensor",
-                "StagedWriteTensor",
-                "FusedStagedWriter",
-            )
-            lines += [
-                f"{n} = target.buffer_utils.{n}" for n in names if getattr(self.buffer_utils, n, None) is not None
-            ]
+            lines += [f"{n} = target.buffer_utils.{n}" for n in BUFFER_UTILS if getattr(self.buffer_utils, n, None)]
         return "\n".join(lines) + "\n"
 
     def describe_call(self, data: Any, kwargs: Mapping[str, Any]) -> str:

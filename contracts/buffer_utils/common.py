@@ -61,3 +61,12 @@ def pool_device() -> torch.device:
 
 def device_str(device: torch.device) -> str:
     return str(device) if device.type == "cpu" or device.index is not None else f"cuda:{torch.cuda.current_device()}"
+
+
+def fused_tables(tensors: list[Any], device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """The pointer and row-stride tables of ``tensors``, as vLLM's block tables pass them: each ``.gpu``'s address as
+    uint64 and its ``stride(0)`` as int64, on ``device``."""
+    return (
+        torch.tensor([t.gpu.data_ptr() for t in tensors], dtype=torch.uint64, device=device),
+        torch.tensor([t.gpu.stride(0) for t in tensors], dtype=torch.int64, device=device),
+    )

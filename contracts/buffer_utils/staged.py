@@ -28,7 +28,7 @@ from h2d_contracts.strategies.schedules import (
 )
 
 from ..gpu.timing import busy
-from .common import READER_BUSY_MS, device_str, refused, utils
+from .common import READER_BUSY_MS, device_str, fused_tables, refused, utils
 
 __all__ = [
     "UNSUPPORTED_STAGED_DTYPES",
@@ -137,15 +137,6 @@ def _made(cls: Any, spec: dict[str, Any], device: torch.device, contract: str = 
             + ").gpu.device",
         )
     return t
-
-
-def _tables(tensors: list[Any], device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
-    """The pointer and row-stride tables of ``tensors``, as vLLM's block tables pass them: each ``.gpu``'s address as
-    uint64 and its ``stride(0)`` as int64, on ``device``."""
-    return (
-        torch.tensor([t.gpu.data_ptr() for t in tensors], dtype=torch.uint64, device=device),
-        torch.tensor([t.gpu.stride(0) for t in tensors], dtype=torch.int64, device=device),
-    )
 
 
 #: Exceptions a value past an integer dtype's range is refused with (the reference's async_tensor_h2d rule).
@@ -277,7 +268,7 @@ def check_fused_writes(
     if max_writes is None:
         max_writes = max(1, sum(len(ops) for ops in schedules))
     writer = fused_cls(device, max_writes)
-    ptrs, strides = _tables(fused, device)
+    ptrs, strides = fused_tables(fused, device)
     made = ", ".join(
         f"StagedWriteTensor({s['size']!r}, {s['dtype']}{', uva_instead_of_gpu=True' if s.get('uva') else ''})"
         for s in specs
@@ -617,7 +608,7 @@ def _fused_after_staging_refusal(
 ) -> None:
     """The fused apply after ``b.stage_write(1, 0, [2**40])`` was refused at staging: it writes ``a``'s ``first`` write
     alone; ``b`` stays zeros (nothing of the refused write was staged)."""
-    writer.apply(tensors, *_tables(tensors, where))
+    writer.apply(tensors, *fused_tables(tensors, where))
     synchronize()
     want = [torch.zeros_like(tensors[0].gpu, device="cpu"), torch.zeros_like(tensors[1].gpu, device="cpu")]
     index, start, values = first
@@ -651,7 +642,7 @@ def check_fused_refused(target: Target, device: str, case: str) -> None:
     if in_place:
         # a first apply through the right tables, then the same table tensors changed in place (held-out round r50
         # cached the tables by identity alone: the writer read them once and never again)
-        good = _tables(tensors, where)
+        good = fused_tables(tensors, where)
         for k, t in enumerate(tensors):
             t.stage_write_elem(0, k + 3)
         writer.apply(tensors, *good)
@@ -697,7 +688,7 @@ def check_fused_refused(target: Target, device: str, case: str) -> None:
     if in_place:
         table = good
         if case == "ptrs swapped in place":  # the same tensor, its version advanced (uint64: no flip on CUDA)
-            table[0].copy_(_tables(tensors[::-1], where)[0])
+            table[0].copy_(fused_tables(tensors[::-1], where)[0])
         else:  # "stride wrong in place"
             table[1][1] = 0
     else:
@@ -777,14 +768,14 @@ def check_fused_tables_reordered(target: Target, device: str) -> None:
     where = torch.device(device)
     fused, alone = ([cls((2, 4), torch.int32, where) for _ in range(2)] for _ in range(2))
     writer = fused_cls(where, 2)
-    ptrs, strides = _tables(fused, where)
+    ptrs, strides = fused_tables(fused, where)
     steps = (((0, 0, [1, 2]), (1, 1, [3])), ((1, 2, [4, 5]), (0, 3, [6])))
     for order, (write_a, write_b) in zip(((0, 1), (1, 0)), steps, strict=True):
         for tensors in (fused, alone):
             tensors[0].stage_write(*write_a)
             tensors[1].stage_write(*write_b)
         if order == (1, 0):  # the same table tensors, rewritten in place for the new order (uint64: no flip on CUDA)
-            for table, reordered in zip((ptrs, strides), _tables(fused[::-1], where), strict=True):
+            for table, reordered in zip((ptrs, strides), fused_tables(fused[::-1], where), strict=True):
                 table.copy_(reordered)
         writer.apply([fused[i] for i in order], ptrs, strides)
         for t in alone:
@@ -831,7 +822,7 @@ def check_fused_subsets(target: Target, device: str, subsets: list[tuple[int, ..
             alone[k].stage_write(*write)
             lines.append(f"{'abc'[k]}.stage_write{write}")
         picked = [fused[k] for k in subset]
-        ptrs, strides = _tables(picked, where)
+        ptrs, strides = fused_tables(picked, where)
         writer.apply(picked, ptrs, strides)
         for k in subset:
             alone[k].apply_write()

@@ -92,9 +92,9 @@ class _DepthSticks(U.UvaBufferPool):
 
     def __init__(self, size: Any, dtype: torch.dtype, max_concurrency: int | None = None) -> None:
         if max_concurrency is None:
-            max_concurrency = _DepthSticks.default
+            max_concurrency = type(self).default
         super().__init__(size, dtype, max_concurrency)
-        _DepthSticks.default = max_concurrency
+        type(self).default = max_concurrency
 
 
 @mutant(killed_by=("pool",), by=("prop_pool_state",))

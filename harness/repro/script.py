@@ -381,7 +381,7 @@ class _Writer:
                 expr = f"torch.empty(0, dtype={dtype}{dev}).set_({memory}.untyped_storage(), {base + info['offset']}, {shape!r}, {stride!r})"
                 if info["requires_grad"]:
                     expr += ".requires_grad_()"
-        if info.get("neg"):
+        if info["neg"]:
             expr = f"torch._neg_view({expr})"
         if info["conj"]:
             expr += ".conj()"
