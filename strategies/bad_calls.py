@@ -387,6 +387,18 @@ def _non_strided(d: _Drawn, where: str) -> BadInput:
     return d.bad(made, {"out": d.out_for((2, 2), torch.float32)})
 
 
+#: What an object array holds in "object-array" (one row each in :func:`bad_inputs_table`).
+_OBJECT_ELEMENTS = ("object()", "int", "float", "bool")
+
+
+def _object_array(d: _Drawn) -> BadInput:
+    # numpy dtype object, of non-numbers and of numbers alike: refused whatever its elements hold (held-out round
+    # r56 took an object array of Python ints, a pandas nullable column's shape, as the list of its elements)
+    element = d.draw(st.sampled_from(_OBJECT_ELEMENTS), label="object array of")
+    value: Any = {"object()": object(), "int": 1, "float": 1.5, "bool": True}[element]
+    return d.bad(np.array([value] * d.n, dtype=object), {"out": d.out_for((d.n,))})
+
+
 def _huge_int_among_floats(d: _Drawn) -> BadInput:
     # an int past int64 in a list that also holds a float: NaN, +-inf or a plain one, flat or nested, with or without
     # a float dtype (the list would be float, but the int is still past what the reference's lists take)
@@ -411,7 +423,7 @@ _BUILDERS: dict[str, _Builder] = {
     "list-with-none": lambda d: d.bad(d.good[:-1] + [None], {"out": d.out_for((d.n,))}),
     "ragged-list": lambda d: d.bad([d.good, d.good[:-1] + [0, 0]], {"out": d.out_for((2, d.n))}),
     "nested-scalar-mix": lambda d: d.bad([d.good, 1], {"out": d.out_for((2, d.n))}),
-    "object-array": lambda d: d.bad(np.array([object()] * d.n), {"out": d.out_for((d.n,))}),
+    "object-array": _object_array,
     "string-array": lambda d: d.bad(np.array(["a"] * d.n), {"out": d.out_for((d.n,))}),
     "datetime-array": lambda d: d.bad(
         np.array(["2026-11-30"] * d.n, dtype="datetime64[D]"), {"out": d.out_for((d.n,))}
@@ -532,6 +544,7 @@ TABLE_VARIANTS: dict[str, tuple[str, tuple[Any, ...]]] = {
     "sparse-data": ("data layout", tuple(sorted(_NON_STRIDED))),
     "decimal-element": ("place", _DECIMAL_PLACES),
     "device-tensor-data": ("variant", _DEVICE_DATA_VARIANTS),
+    "object-array": ("object array of", _OBJECT_ELEMENTS),
 }
 
 

@@ -66,6 +66,10 @@ def test_pool_depth(target, device):
     P.prop_pool_depth(target, device)
 
 
+def test_pool_long_steps(target, device):
+    P.prop_pool_long_steps(target, device)
+
+
 test_backed_steps = contract_test(P.prop_backed_steps)
 
 

@@ -878,6 +878,29 @@ def prop_pool_depth(target: Target, device: torch.device, **overrides: Any) -> N
     rows.finish()
 
 
+#: Rows of a long prefill's step: past 64 Ki (a hard cap there refused them: held-out round r56) and a 128 Ki-token
+#: prompt's token ids, what Model Runner V2's pools behind staged writes to UVA tensors carry in one step.
+LONG_STEP_ROWS = (65_537, 131_072)
+
+
+@prop("pool", table=True)
+def prop_pool_long_steps(target: Target, device: torch.device, **overrides: Any) -> None:
+    """pool: steps of a long prefill (65,537 and 131,072 rows between steps of 3) grow their slot and keep their data
+    by each way of sending; a ``UvaBackedTensor`` of 65,537 rows refreshed whole and in part (a table)."""
+    target.require("buffer-utils", "pool")
+    del device, overrides  # the pool's slots live on this platform's device (CUDA where UVA is available)
+    rows = Rows("pool long steps")
+    short = np.arange(3, dtype=np.int32)
+    steps: list[Any] = [short + 100, np.arange(LONG_STEP_ROWS[0], dtype=np.int32) + 200, short + 300]
+    steps += [torch.arange(LONG_STEP_ROWS[1], dtype=torch.int32) + 400, short + 500]
+    for how in ("copy_to_uva", "copy_to_gpu", "copy_to_gpu-out"):
+        spec = {"size": 4, "dtype": torch.int32, "max_concurrency": 2}
+        rows.row(check_pool_steps, target, spec, steps, [how] * len(steps))
+    spec = {"size": LONG_STEP_ROWS[0], "dtype": torch.int32, "max_concurrency": 2}
+    rows.row(check_backed_steps, target, spec, [None, 3, LONG_STEP_ROWS[0]])
+    rows.finish()
+
+
 @prop("pool")
 def prop_backed_steps(target: Target, device: torch.device, **overrides: Any) -> None:
     """pool: ``UvaBackedTensor`` refreshes of drawn row counts, readers retired ``max_concurrency`` refreshes later."""

@@ -466,13 +466,26 @@ OVERLAP_SCHEDULES: tuple[tuple[tuple[Any, ...], ...], ...] = (
     # (numpy's default argsort kind, unstable from a few elements with its SIMD sorts; an outside user's study
     # reordered the writes "for locality" with it) lets an earlier write win
     tuple(("write", k % 2, k % 3, [k + 1, k + 1]) for k in range(40)),
+    # writes that fill their span with as many values as it has elements, not in ascending order: staged downward, and
+    # a repeated element beside a gap (held-out round r56 took "max - min + 1 == count" for one ascending run and
+    # wrote them as a slice: reversed, and into the gap)
+    (("write", 0, 3, [7]), ("write", 0, 2, [6]), ("write", 0, 0, [4, 5])),
+    (("write", 0, 0, [5]), ("write", 0, 0, [8]), ("write", 0, 2, [9])),
+)
+
+#: Single elements of a 1-D tensor staged from the highest row down, as Model Runner V2 hands out request rows
+#: (``free_indices.pop()``: the newest request gets the highest free row), then one repeated beside a gap.
+DESCENDING_ELEMENTS: tuple[tuple[tuple[Any, ...], ...], ...] = (
+    (("elem", 5, 7), ("elem", 4, 6), ("elem", 3, 5), ("elem", 2, 4)),
+    (("elem", 0, 5), ("elem", 0, 8), ("elem", 2, 9)),
 )
 
 
 @prop("staged-write", table=True)
 def prop_staged_overlaps(target: Target, device: torch.device, **overrides: Any) -> None:
     """staged-write: overlapping writes into one row applied in staging order, whatever their starts; a write starting
-    where the previous ended written into its own row; int64 values past 2**53 kept exactly (a table)."""
+    where the previous ended written into its own row; a 1-D tensor's elements staged downward; int64 values past
+    2**53 kept exactly (a table)."""
     target.require("buffer-utils", "staged-write")
     del overrides
     rows = Rows("staged-write overlaps")
@@ -480,6 +493,9 @@ def prop_staged_overlaps(target: Target, device: torch.device, **overrides: Any)
         for schedule in OVERLAP_SCHEDULES:
             spec = {"size": (2, 6), "dtype": dtype, "device": device_str(device)}
             rows.row(check_staged_writes, target, spec, [*schedule, ("apply",)])
+    for schedule in DESCENDING_ELEMENTS:
+        spec = {"size": 6, "dtype": torch.int32, "device": device_str(device)}
+        rows.row(check_staged_writes, target, spec, [*schedule, ("apply",)])
     # int64 values a float64 cannot hold exactly, kept to the bit (held-out round r47 passed staged values through
     # float(): 2**53 + 1 became 2**53)
     exact = [2**53 + 1, -(2**63), 2**63 - 1, -(2**53) - 1]

@@ -44,6 +44,7 @@ from . import (  # noqa: F401 - registers the mutants
     r52_kinds,
     r53_kinds,
     r54_kinds,
+    r56_kinds,
     reliability,
     scale,
     sequence,
