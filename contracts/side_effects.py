@@ -558,6 +558,9 @@ STARTS: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
     # a caller's np.seterr(all="raise") (NaNs caught in its preprocessing), or a call inside np.errstate(...): a helper
     # that puts back numpy's defaults, or the state it read at import, is seen only from here (held-out round r56)
     "numpy errors raising": lambda: _with_settings({"numpy_err": {"all": "raise"}}),
+    # deterministic algorithms in their warn-only form: a helper that switches them off around a kernel and puts back
+    # "on" without warn_only is seen only from here (held-out round r57)
+    "deterministic algorithms, warn only": lambda: _with_settings({"deterministic": (True, True)}),
 }
 
 

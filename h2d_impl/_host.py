@@ -435,6 +435,32 @@ def _at(idx: tuple[int, ...]) -> str:
 _NUMPY_FLOATS = frozenset({torch.float16, torch.float32, torch.float64})
 
 
+def exact_integer_list(data: Any, source: torch.Tensor) -> torch.Tensor | None:
+    """An int64 tensor of a list that mixes floats with ints a float64 cannot hold (past 2**53), for an integer dtype.
+
+    numpy builds such a list as float64 (``[2**53 + 1, 0.5]``: 2**53 + 1 becomes 2**53), so
+    its ints would reach an integer dtype rounded; ``torch.tensor(data, dtype=torch.int64)``
+    keeps them. Here each int is kept exactly and each float truncated toward zero (what the
+    conversion from float64 does). ``source``: numpy's float64 tensor of ``data``, of the
+    same shape. Returns None where nothing is lost (no value at or past 2**53: the common case,
+    one vectorised test) or where a float is not finite or past int64 (the float64 source's
+    own range check refuses it). Found by held-out round r57's author.
+    """
+    if not source.numel() or not bool((source.abs() >= 2.0**53).any()):
+        return None
+    leaves = np.asarray(data, dtype=object).ravel()
+    exact: list[int] = []
+    for v in leaves:
+        if isinstance(v, numbers.Integral):
+            exact.append(int(v))
+            continue
+        f = float(v)
+        if not np.isfinite(f) or abs(f) >= 2.0**63:
+            return None
+        exact.append(int(f))  # toward zero
+    return torch.tensor(exact, dtype=torch.int64).reshape(source.shape)
+
+
 def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
     """Raise unless converting ``source`` to ``dtype`` keeps every value's meaning.
 

@@ -44,6 +44,20 @@ def row_count(n: Any, capacity: int, of: str = "") -> int:
     return rows
 
 
+def long_lived() -> contextlib.AbstractContextManager[None]:
+    """The context a buffer's own tensors are made in: ``torch.inference_mode(False)``.
+
+    A buffer's tensors are state kept across steps, not a step's results. Made under
+    ``torch.inference_mode()`` (where engines run their steps) they would be inference
+    tensors, which torch refuses to write outside that mode: a buffer made, or a pool slot
+    grown, during a step could then not be used after it ("Inplace update to inference
+    tensor outside InferenceMode"; found by held-out round r57's author in a pool slot grown
+    under inference_mode). Made as normal tensors they serve inside and outside the mode.
+    vLLM allocates in the calling mode.
+    """
+    return torch.inference_mode(False)
+
+
 class CpuGpuBuffer:
     """A zero-initialised host buffer (``.cpu``, ``.np``) and its device twin (``.gpu``).
 
@@ -115,13 +129,14 @@ class CpuGpuBuffer:
         # (the device-hygiene contract checks it).
         guard = torch.cuda.device(device) if device.type == "cuda" else contextlib.nullcontext()
         try:
-            with guard:
+            with long_lived(), guard:
                 if pin_memory is None:
                     pin_memory = pin_memory_available()
                 self.cpu = torch.zeros(
                     size, dtype=dtype, device="cpu", pin_memory=bool(pin_memory) and pin_memory_available()
                 )
-            self.gpu = torch.zeros(size, dtype=dtype, device=device)
+            with long_lived():
+                self.gpu = torch.zeros(size, dtype=dtype, device=device)
         except (RuntimeError, OverflowError, TypeError) as exc:
             raise ValueError(f"size={size} with dtype={dtype} cannot be allocated: {str(exc).splitlines()[0]}") from exc
         self._np = self.cpu.numpy() if with_numpy else None

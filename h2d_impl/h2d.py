@@ -27,6 +27,7 @@ from ._host import (
     check_dtype_arg,
     check_representable,
     describe,
+    exact_integer_list,
     pin_memory_available,
 )
 
@@ -202,6 +203,13 @@ def _prepare(
         )
     if out is not None and not (isinstance(data, torch.Tensor) and out is data) and _shares_memory(source, out):
         raise ValueError("out shares memory with data; copy data first or pass another out")
+    if (
+        source.dtype == torch.float64
+        and isinstance(data, (list, tuple))
+        and not (dtype.is_floating_point or dtype.is_complex or dtype == torch.bool)
+    ):
+        exact = exact_integer_list(data, source)
+        source = source if exact is None else exact
     check_representable(source, dtype)
     if dtype is not source.dtype and (source.is_neg() or source.is_conj()):
         # torch's copy_ of a view with the negative bit into another dtype drops the negation into float16

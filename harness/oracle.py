@@ -36,7 +36,12 @@ def own_dtype(data: Any) -> torch.dtype:
         return torch.from_numpy(_as_native(np.zeros(0, dtype=np.asarray(data).dtype))).dtype
     with warnings.catch_warnings():  # torch.tensor on a list of ndarrays: "extremely slow" (it is fine here)
         warnings.simplefilter("ignore", UserWarning)
-        return torch.tensor(data, device="cpu").dtype
+        try:
+            return torch.tensor(data, device="cpu").dtype
+        except (TypeError, ValueError, RuntimeError):
+            # torch.tensor refuses a list of tensors of several elements and 0-d arrays beside numbers: numpy's dtype
+            # for the list (docs/reference.md, "What it promises": dtype)
+            return own_dtype(np.asarray(data))
 
 
 def resolve_dtype(data: Any, kwargs: dict[str, Any]) -> torch.dtype:
@@ -88,7 +93,20 @@ def _converted(data: Any, dtype: torch.dtype) -> torch.Tensor:
         data = _truncated(data)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        return torch.tensor(data, dtype=dtype, device="cpu")
+        try:
+            return torch.tensor(data, dtype=dtype, device="cpu")
+        except (TypeError, ValueError, RuntimeError):
+            if not (isinstance(data, (list, tuple)) and _has_tensor_or_array(data)):
+                raise
+            # a list torch.tensor refuses (tensors of several elements, 0-d arrays beside numbers): through numpy
+            return torch.from_numpy(_as_native(np.array(data, copy=True))).to(dtype)
+
+
+def _has_tensor_or_array(data: Any) -> bool:
+    """Whether a (nested) list holds a tensor, an ndarray or a numpy scalar anywhere."""
+    if isinstance(data, (list, tuple)):
+        return any(_has_tensor_or_array(v) for v in data)
+    return isinstance(data, (torch.Tensor, np.ndarray, np.generic))
 
 
 def _as_native(arr: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
@@ -152,7 +170,9 @@ def assert_same_values(
         assert_close(actual, expected, rtol=0, atol=0, equal_nan=True, check_stride=False)
     except AssertionError as exc:
         wide = torch.complex128 if expected.is_complex() else torch.float64
-        a, e = (actual, expected) if actual.dtype is torch.bool else (actual.to(wide), expected.to(wide))
+        # integers compared as they are: through float64, 2**53 + 1 and 2**53 are equal, and no index was named
+        exact = actual.dtype is torch.bool or not (actual.is_floating_point() or actual.is_complex())
+        a, e = (actual, expected) if exact else (actual.to(wide), expected.to(wide))
         differ = a != e
         if a.is_floating_point() or a.is_complex():
             differ &= ~(torch.isnan(a) & torch.isnan(e))

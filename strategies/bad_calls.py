@@ -282,6 +282,7 @@ _ALIAS_VARIANTS = (
     "same first element, other strides",
     "out's conjugate view",
     "out's negative view",
+    "strided views a row apart",
 )
 #: ``device`` values of no accepted type (a list and a dict are unhashable: a device cache looked up before the type
 #: check raises "unhashable type", naming nothing: held-out round r40); a tensor (a slip for ``out=``, or
@@ -301,6 +302,11 @@ def _out_aliases_data(d: _Drawn) -> BadInput:
         # into a copy before the overlap check hides it: held-out round r40)
         base = torch.tensor([1 + 2j, 3 - 4j][: min(m, 2)] * (m // 2 + 1), dtype=torch.complex64)[:m]
         return d.bad(base.conj() if variant == "out's conjugate view" else torch._neg_view(base), {"out": base})
+    if variant == "strided views a row apart":
+        # every other column of two (3, 3) windows of one buffer, a row apart: their elements interleave with a step of
+        # 2 but meet in two rows (held-out round r57 cleared views whose offsets differ modulo the innermost step)
+        base = torch.arange(12, dtype=torch.float32)
+        return d.bad(base[:9].view(3, 3)[:, ::2], {"out": base[3:].view(3, 3)[:, ::2]})
     if variant == "same first element, other strides":
         # data and out start at the same address but are different views (out steps by 2): an exemption for
         # "out is data" widened to "same data_ptr" lets them through (held-out round r38)

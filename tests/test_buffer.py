@@ -25,6 +25,14 @@ def test_buffer_bad_args(target, device):
     P.prop_buffer_bad_args(target, device)
 
 
+def test_buffer_bad_rows_after_valid(target, device):
+    P.prop_buffer_bad_rows_after_valid(target, device)
+
+
+def test_buffer_made_in_contexts(target, device):
+    P.prop_buffer_made_in_contexts(target, device)
+
+
 test_buffer_roundtrip = contract_test(P.prop_buffer_roundtrip)
 
 

@@ -3,6 +3,7 @@ destination returned, ``n`` outside ``[0, capacity]`` refused with nothing copie
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import numpy as np
@@ -202,10 +203,21 @@ def check_copy_to_cpu(
     _check_rows(buf.cpu, values, before_cpu, rows, ".cpu", f"after copy_to_cpu({n}) and the documented wait", call)
 
 
+def _after(after: int | None) -> str:
+    return "" if after is None else f", after a call with n={after}"
+
+
 @check("buffer")
-def check_row_count_rejected(target: Target, spec: dict[str, Any], device: torch.device, n: Any, method: str) -> None:
-    """buffer: ``n`` outside ``[0, capacity]`` raises ``IndexError`` (a non-int ``n``: ``TypeError``) naming ``n``; nothing copied."""
+def check_row_count_rejected(
+    target: Target, spec: dict[str, Any], device: torch.device, n: Any, method: str, after: int | None = None
+) -> None:
+    """buffer: ``n`` outside ``[0, capacity]`` raises ``IndexError`` (a non-int ``n``: ``TypeError``) naming ``n``; nothing
+    copied. With ``after``, the same call with the valid ``after`` rows is made first: a refusal may not depend on what
+    was accepted before (held-out round r57 skipped the check for an ``n`` equal to the last valid one: ``2.0 == 2``)."""
     buf = make_buffer(target, spec, device)
+    if after is not None:
+        getattr(buf, method)(after)
+        wait(buf)
     raises = (
         errors.ROW_COUNT_TYPE
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or isinstance(n, np.bool_)
@@ -215,14 +227,15 @@ def check_row_count_rejected(target: Target, spec: dict[str, Any], device: torch
     if buf.cpu.numel():
         buf.cpu.view(torch.uint8).fill_(0x11)
     before = (_bytes(buf.cpu), _bytes(buf.gpu))
-    call = f"{repr_spec(spec, device, target.buffer_name)}.{method}({n!r})"
+    earlier = "" if after is None else f".{method}({after}); buf"
+    call = f"buf = {repr_spec(spec, device, target.buffer_name)}; buf{earlier}.{method}({n!r})"
     try:
         getattr(buf, method)(n)
     except raises as exc:
         if not _names_one(exc, ("n",)):
             fail(
                 "buffer",
-                f"n={n!r} with capacity {buf.cpu.shape[0]}: the message names no argument",
+                f"n={n!r} with capacity {buf.cpu.shape[0]}{_after(after)}: the message names no argument",
                 got=f"{type(exc).__name__}: {str(exc)[:200]!r}",
                 expected="a message naming n",
                 call=call,
@@ -231,7 +244,7 @@ def check_row_count_rejected(target: Target, spec: dict[str, Any], device: torch
         hint = " (an assert: gone under python -O)" if isinstance(exc, AssertionError) else ""
         fail(
             "buffer",
-            f"n={n!r} with capacity {buf.cpu.shape[0]}: wrong exception type{hint}",
+            f"n={n!r} with capacity {buf.cpu.shape[0]}{_after(after)}: wrong exception type{hint}",
             got=f"{type(exc).__name__}: {exc}",
             expected=raises.__name__,
             call=call,
@@ -239,14 +252,14 @@ def check_row_count_rejected(target: Target, spec: dict[str, Any], device: torch
     else:
         fail(
             "buffer",
-            f"n={n!r} with capacity {buf.cpu.shape[0]} accepted (Python slicing clamps it silently)",
+            f"n={n!r} with capacity {buf.cpu.shape[0]}{_after(after)} accepted (Python slicing clamps it silently)",
             got="no exception",
             expected=raises.__name__,
             call=call,
         )
     synchronize()
-    after = (_bytes(buf.cpu), _bytes(buf.gpu))
-    if not (np.array_equal(before[0], after[0]) and np.array_equal(before[1], after[1])):
+    now = (_bytes(buf.cpu), _bytes(buf.gpu))
+    if not (np.array_equal(before[0], now[0]) and np.array_equal(before[1], now[1])):
         fail("buffer", "a rejected copy still wrote rows", got="buffers changed", expected="untouched", call=call)
 
 
@@ -295,5 +308,84 @@ def check_copy_views_fresh(target: Target, spec: dict[str, Any], device: torch.d
             f"a second {method}({n}) after the caller's unsqueeze_ of the first result",
             got=f"{'the same object' if second is first else 'another object'} of shape {tuple(second.shape)}",
             expected=f"a new view of shape {want}",
+            call=call,
+        )
+
+
+@check("buffer")
+def check_buffer_made_in_context(target: Target, context: str, device: torch.device) -> None:
+    """buffer: a ``(4,)`` int32 buffer made in ``context`` (one of :data:`harness.contexts.CONTEXTS`), written through
+    ``.np`` and copied with ``copy_to_gpu(3)`` after leaving it, gives what the same buffer made in the plain context
+    gives: a buffer is state kept across steps, made in one (under ``inference_mode``) and used in later ones (held-out
+    round r57's author: its tensors were inference tensors, which torch refuses to write outside the mode)."""
+    spec = {"size": (4,), "dtype": torch.int32, "pin_memory": target.pins_host(), "with_numpy": True}
+    call = (
+        f"with <{contexts.describe(context)}>: buf = {repr_spec(spec, device, target.buffer_name)}; "
+        "(buf.cpu, buf.gpu); buf.np[:] = [1, 2, 3, 4]; buf.copy_to_gpu(3)  # made in the context, used after it"
+    )
+
+    def use(buf: Any) -> list[int]:
+        # as made (zero-initialised: held-out round r57 left the memory to torch's deterministic fill, 2**31 - 1),
+        # then written through .np and copied
+        wait(buf)
+        initial = [int(v) for v in buf.cpu] + [int(v) for v in buf.gpu.to("cpu")]
+        buf.np[:] = np.arange(1, 5, dtype=np.int32)
+        view = buf.copy_to_gpu(3)
+        wait(buf)
+        return initial + [int(v) for v in view.to("cpu")]
+
+    with contexts.entered("none"):
+        plain = use(make_buffer(target, spec, device))
+    with contexts.entered(context):
+        buf = make_buffer(target, spec, device)
+    try:
+        got = use(buf)
+    except Exception as exc:  # noqa: BLE001 - a failure after the context alone is what is reported
+        fail(
+            "buffer",
+            f"made {contexts.describe(context)}, used after it: the copy raised",
+            got=f"{type(exc).__name__}: {str(exc)[:200]}",
+            expected=f"{plain} (what the buffer made in the plain context gives)",
+            call=call,
+        )
+    if got != plain:
+        fail(
+            "buffer",
+            f"made {contexts.describe(context)}, used after it: .cpu and .gpu as made, then copy_to_gpu(3), differ from "
+            "the plain context's",
+            got=got,
+            expected=plain,
+            call=call,
+        )
+
+
+@check("buffer")
+def check_view_outlives_buffer(target: Target, device: torch.device, method: str) -> None:
+    """buffer: the view ``copy_to_cpu(2)`` (or ``copy_to_gpu(2)``, ``method``) returned keeps its values after the
+    buffer is dropped and a new buffer of the same spec is made and written: a view holds its memory, which no later
+    buffer may be handed (held-out round r57 recycled a dropped buffer's host tensor, zeroed, into the next buffer of
+    its size while views of it were held)."""
+    spec = {"size": (4,), "dtype": torch.int32, "pin_memory": target.pins_host(), "with_numpy": True}
+    made = repr_spec(spec, device, target.buffer_name)
+    call = f"b = {made}; b.cpu[:] = b.gpu[:] = [1, 2, 3, 4]; r = b.{method}(2); del b; c = {made}; c.cpu[:] = 9; r"
+    buf = make_buffer(target, spec, device)
+    values = torch.arange(1, 5, dtype=torch.int32)
+    buf.cpu.copy_(values)
+    buf.gpu.copy_(values.to(buf.gpu.device))
+    view = getattr(buf, method)(2)
+    wait(buf)
+    del buf
+    gc.collect()
+    other = make_buffer(target, spec, device)
+    other.cpu.fill_(9)
+    other.gpu.fill_(9)
+    wait(other)
+    got = [int(v) for v in view.to("cpu")]
+    if got != [1, 2]:
+        fail(
+            "buffer",
+            f"the view {method}(2) returned changed after its buffer was dropped and another made and written",
+            got=got,
+            expected=[1, 2],
             call=call,
         )

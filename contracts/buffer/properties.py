@@ -23,11 +23,13 @@ from h2d_contracts.harness.violations import NotApplicable, fail
 
 from .construction import check_buffer_constructed, check_buffer_init
 from .copies import (
+    check_buffer_made_in_context,
     check_copy_to_cpu,
     check_copy_to_gpu,
     check_copy_views_fresh,
     check_roundtrip_bits,
     check_row_count_rejected,
+    check_view_outlives_buffer,
 )
 from .ops import buffer_state_machine
 from .refusals import check_buffer_rejected, check_numpy_view_rejected
@@ -150,6 +152,19 @@ def prop_buffer_bad_args(target: Target, device: torch.device, **overrides: Any)
     rows.finish()
 
 
+@prop("buffer", table=True)
+def prop_buffer_made_in_contexts(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: a buffer made under no_grad, inference_mode, a meta default device and deterministic mode, written and
+    copied after leaving it, as one made in the plain context (a table)."""
+    require_device(target, device, "buffer")
+    target.require("buffer", "buffer")
+    del overrides  # deterministic: every row every run
+    rows = Rows("buffer made in contexts")
+    for context in ("no_grad", "inference_mode", "default_device", "deterministic"):
+        rows.row(check_buffer_made_in_context, target, context, device)
+    rows.finish()
+
+
 @prop("buffer", cap=30)
 def prop_buffer_roundtrip(target: Target, device: torch.device, **overrides: Any) -> None:
     """buffer: without .np, every dtype (bfloat16 and float8 included) round-trips bit for bit."""
@@ -185,7 +200,8 @@ def prop_buffer_copy(target: Target, device: torch.device, **overrides: Any) -> 
 def prop_buffer_copy_sizes(target: Target, device: torch.device, **overrides: Any) -> None:
     """buffer: capacities 1-4097 (past 64, 128, 1024 and 4096) and 10,923 rows of 3 (past 32,768 elements, with and
     without ``.np``) with n in {0, 1, 300, capacity-1, capacity} and as 0-d integer tensors, both directions; and
-    the same n twice, each call a view of its own (a table)."""
+    the same n twice, each call a view of its own; a view keeping its values after its buffer is dropped and another
+    made (a table)."""
     require_device(target, device, "buffer")
     target.require("buffer", "buffer")
     del overrides  # deterministic: every size every run
@@ -211,6 +227,9 @@ def prop_buffer_copy_sizes(target: Target, device: torch.device, **overrides: An
     for n in (1, 4):
         for method in ("copy_to_gpu", "copy_to_cpu"):
             rows.row(check_copy_views_fresh, target, spec, device, n, method)
+    # a view kept past its buffer's drop, another buffer of the same spec made and written
+    for method in ("copy_to_gpu", "copy_to_cpu"):
+        rows.row(check_view_outlives_buffer, target, device, method)
     rows.finish()
 
 
@@ -231,6 +250,32 @@ def prop_buffer_bad_rows(target: Target, device: torch.device, **overrides: Any)
         check_row_count_rejected(target, spec, device, n, method)
 
     run_given(body, overrides)
+
+
+#: (a valid ``n``, a refused ``n`` equal to it) pairs: a float, a bool, a numpy float and a 1-D tensor that compare
+#: equal to the int before them.
+EQUAL_BUT_REFUSED: tuple[tuple[int, Any], ...] = (
+    (2, 2.0),
+    (1, True),
+    (0, False),
+    (2, np.float64(2.0)),
+    (1, torch.tensor([1])),
+)
+
+
+@prop("buffer", table=True)
+def prop_buffer_bad_rows_after_valid(target: Target, device: torch.device, **overrides: Any) -> None:
+    """buffer: an ``n`` that is not an int but equals the valid ``n`` of the call before (2.0 after 2, True after 1) is
+    still refused with TypeError naming ``n``, by both copies (a table)."""
+    require_device(target, device, "buffer")
+    target.require("buffer", "buffer")
+    del overrides  # deterministic: every row every run
+    rows = Rows("buffer bad rows after a valid call")
+    spec = {"size": (4,), "dtype": torch.int32, "pin_memory": target.pins_host(), "with_numpy": True}
+    for method in ("copy_to_gpu", "copy_to_cpu"):
+        for valid, bad in EQUAL_BUT_REFUSED:
+            rows.row(check_row_count_rejected, target, spec, device, bad, method, valid)
+    rows.finish()
 
 
 @prop("buffer")

@@ -7,7 +7,9 @@ the default device) or that depends on the grad mode works in a plain test and b
 engine. Each check here runs one short scenario of a class twice: in the plain context, then
 with construction *and* calls inside a context of :data:`harness.contexts.CONTEXTS`
 (``no_grad``, ``inference_mode``, ``torch.device("meta")`` as the default device); the results
-must agree in values, dtype and device. The reference's behaviour in each context:
+must agree in values, dtype and device. And each class made in a context, then used after it (a pool slot grown
+during a step under ``inference_mode`` serves later steps), gives what it gives made in the plain context. The
+reference's behaviour in each context:
 docs/reference.md ("Calling contexts").
 """
 
@@ -32,8 +34,11 @@ from .common import device_str, utils
 __all__ = [
     "IN_CONTEXTS",
     "check_pool_in_context",
+    "check_pool_made_in_context",
     "check_staged_in_context",
+    "check_staged_made_in_context",
     "check_uva_in_context",
+    "check_uva_made_in_context",
     "prop_pool_in_contexts",
     "prop_staged_in_contexts",
     "prop_uva_in_contexts",
@@ -74,6 +79,109 @@ def _judge(contract: str, scenario: Callable[[], list[torch.Tensor]], context: s
                 expected=f"shape {want[0]}, {want[1]}, on {want[2]}, values {want[3]}",
                 call=where,
             )
+
+
+def _judge_made_in(
+    contract: str, make: Callable[[], Any], use: Callable[[Any], list[torch.Tensor]], context: str, call: str
+) -> None:
+    """``make()`` in ``context``, then ``use`` of what it made after leaving it, gives what the same calls give made
+    in the plain context: a class's tensors are state kept across steps, made during a step (a slot grown under
+    ``inference_mode``) and used in later ones (held-out round r57's author: an inference tensor, which torch refuses to
+    write outside the mode)."""
+    plain = _host(use(make()))
+    where = f"{call}  # made {contexts.describe(context)}, used after it"
+    try:
+        with contexts.entered(context):
+            made = make()
+        got = _host(use(made))
+    except Exception as exc:  # noqa: BLE001 - a failure after the context alone is what is reported
+        fail(
+            contract,
+            f"made {contexts.describe(context)}, used after it: the calls or a read of their results raised",
+            got=f"{type(exc).__name__}: {str(exc)[:200]}",
+            expected="what the same calls return made in the plain context",
+            call=where,
+        )
+    for k, (want, seen) in enumerate(zip(plain, got, strict=True)):
+        if seen != want:
+            fail(
+                contract,
+                f"made {contexts.describe(context)}, used after it: result {k} differs from the plain context's",
+                got=f"shape {seen[0]}, {seen[1]}, on {seen[2]}, values {seen[3]}",
+                expected=f"shape {want[0]}, {want[1]}, on {want[2]}, values {want[3]}",
+                call=where,
+            )
+
+
+@check("uva")
+def check_uva_made_in_context(target: Target, context: str) -> None:
+    """uva: ``UvaBuffer`` (``NonUvaBuffer`` without UVA) made in ``context``, written and read after it."""
+    name = "UvaBuffer" if torch.cuda.is_available() else "NonUvaBuffer"
+    cls = utils(target, "uva", name)
+
+    def use(buf: Any) -> list[torch.Tensor]:
+        buf.np[:] = np.arange(1, 5, dtype=np.int32)
+        return [buf.uva(3)]
+
+    _judge_made_in(
+        "uva",
+        lambda: cls(4, torch.int32),
+        use,
+        context,
+        f"buf = {name}(4, torch.int32); buf.np[:] = [1, 2, 3, 4]; buf.uva(3)",
+    )
+
+
+@check("pool")
+def check_pool_made_in_context(target: Target, context: str, grown: bool) -> None:
+    """pool: a one-slot ``UvaBufferPool`` made (and, if ``grown``, its slot grown by a step of 8 rows) in ``context``,
+    then sent a step of 3 rows after it; a ``UvaBackedTensor`` made in ``context``, refreshed after it."""
+    pool_cls = utils(target, "pool", "UvaBufferPool")
+    backed_cls = utils(target, "pool", "UvaBackedTensor")
+
+    def make() -> tuple[Any, Any]:
+        pool = pool_cls((2, 2), torch.int32, 1)
+        if grown:
+            pool.copy_to_uva(np.zeros((8, 2), dtype=np.int32))
+        return pool, backed_cls(4, torch.float32, 2)
+
+    def use(made: tuple[Any, Any]) -> list[torch.Tensor]:
+        pool, backed = made
+        step = pool.copy_to_gpu(np.array([[1, 2], [3, 4], [5, 6]], dtype=np.int32))
+        backed.np[:] = np.array([0.5, 1.5, 2.5, 3.5], dtype=np.float32)
+        return [step, backed.copy_to_uva(3)]
+
+    _judge_made_in(
+        "pool",
+        make,
+        use,
+        context,
+        "pool = UvaBufferPool((2, 2), torch.int32, 1)"
+        + ("; pool.copy_to_uva(np.zeros((8, 2), dtype=np.int32))" if grown else "")
+        + "; t = UvaBackedTensor(4, torch.float32, 2); <leaving the context>; "
+        "pool.copy_to_gpu(np.array([[1, 2], [3, 4], [5, 6]], dtype=np.int32)); t.np[:] = [0.5, 1.5, 2.5, 3.5]; "
+        "t.copy_to_uva(3)",
+    )
+
+
+@check("staged-write")
+def check_staged_made_in_context(target: Target, context: str, device: str) -> None:
+    """staged-write: a ``StagedWriteTensor`` made in ``context``, written and applied after it."""
+    cls = utils(target, "staged-write", "StagedWriteTensor")
+
+    def use(t: Any) -> list[torch.Tensor]:
+        t.stage_write(1, 2, [5, 6, 7])
+        t.apply_write()
+        return [t.gpu]
+
+    _judge_made_in(
+        "staged-write",
+        lambda: cls((2, 8), torch.int32, device),
+        use,
+        context,
+        f"t = StagedWriteTensor((2, 8), torch.int32, {device!r}); <leaving the context>; t.stage_write(1, 2, [5, 6, 7]); "
+        "t.apply_write(); t.gpu",
+    )
 
 
 @check("uva")
@@ -148,6 +256,7 @@ def prop_uva_in_contexts(target: Target, device: torch.device, **overrides: Any)
     target.require("buffer-utils", "uva")
     del device, overrides  # the buffer's twin lives on this platform's device
     _table("uva in contexts", lambda context: check_uva_in_context(target, context))
+    _table("uva made in contexts", lambda context: check_uva_made_in_context(target, context))
 
 
 @prop("pool", table=True)
@@ -156,6 +265,8 @@ def prop_pool_in_contexts(target: Target, device: torch.device, **overrides: Any
     target.require("buffer-utils", "pool")
     del device, overrides
     _table("pool in contexts", lambda context: check_pool_in_context(target, context))
+    _table("pool made in contexts", lambda context: check_pool_made_in_context(target, context, False))
+    _table("pool grown in contexts", lambda context: check_pool_made_in_context(target, context, True))
 
 
 @prop("staged-write", table=True)
@@ -167,3 +278,4 @@ def prop_staged_in_contexts(target: Target, device: torch.device, **overrides: A
         raise NotApplicable(f"contract 'staged-write': no scenario for device {device}")
     where = device_str(device) if device.type == "cuda" else "cpu"
     _table("staged-write in contexts", lambda context: check_staged_in_context(target, context, where))
+    _table("staged-write made in contexts", lambda context: check_staged_made_in_context(target, context, where))

@@ -91,6 +91,8 @@ def _step_call(method: str, k: int, x: Any) -> str:
     method = method.removeprefix("refused+")
     out = ", out=out" if method == "copy_to_gpu-out" else ""
     kind = f" of a {x.dtype} tensor" if isinstance(x, torch.Tensor) else ""
+    if isinstance(x, torch.Tensor) and (x.is_neg() or x.is_conj()):
+        kind += " view with the negative bit" if x.is_neg() else " view with the conjugate bit"
     return f"{before}pool.{method.removesuffix('-out')}(<step {k}: {len(x)} rows{kind}>{out})"
 
 
@@ -256,7 +258,7 @@ def _judge(reader: _Reader, steps: Any, call: str, note: str = "") -> None:
         done.synchronize()
     step = steps[k]
     # a tensor of another dtype is converted into the slot's dtype by the copy (as torch's copy_ converts)
-    want = np.asarray(step.to(read.dtype).numpy() if isinstance(step, torch.Tensor) else step)
+    want = np.asarray(step.to(read.dtype).resolve_neg().numpy() if isinstance(step, torch.Tensor) else step)
     got = read.detach().to("cpu").numpy()
     if got.shape != want.shape or not np.array_equal(got.astype(want.dtype), want):
         fail(
@@ -785,6 +787,17 @@ def prop_pool_rows(target: Target, device: torch.device, **overrides: Any) -> No
             rows.row(check_pool_list_past_range, target, dtype, value, how)
     for dtype in (torch.bool, torch.int8, torch.uint8, torch.int16, torch.float16, torch.float64):
         rows.row(check_pool_dtype, target, dtype)
+    # steps that are lazy views: a float32 view with the negative bit into a float16 pool (torch's copy_ drops the sign
+    # there: found by held-out round r57's author in the reference) and into a float32 one, and a conjugate's imaginary
+    # part, by each way of sending
+    for how in ("copy_to_uva", "copy_to_gpu", "copy_to_gpu-out"):
+        for dtype in (torch.float16, torch.float32):
+            lazy = [
+                torch._neg_view(torch.tensor([1.5, 2.0, -3.0])),
+                torch.complex(torch.zeros(3), torch.tensor([1.5, -2.0, 4.0])).conj().imag,
+            ]
+            spec = {"size": 4, "dtype": dtype, "max_concurrency": 2}
+            rows.row(check_pool_steps, target, spec, lazy, [how] * len(lazy))
     flat = {"size": 4, "dtype": torch.int32, "max_concurrency": 2}
     wide = {"size": (4, 3), "dtype": torch.int32, "max_concurrency": 2}
     read_only = np.arange(3, dtype=np.int32)

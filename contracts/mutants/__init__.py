@@ -45,6 +45,7 @@ from . import (  # noqa: F401 - registers the mutants
     r53_kinds,
     r54_kinds,
     r56_kinds,
+    r57_kinds,
     reliability,
     scale,
     sequence,

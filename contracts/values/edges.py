@@ -66,7 +66,7 @@ def _range(dtype: Any) -> tuple[int, int]:
 def prop_values_int_edges(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: integer arrays, tensors and lists of Python ints (flat and nested) at the ends of the range their dtype
     and the target dtype both hold, into every integer dtype, by ``dtype=`` (and their own dtype by ``device=``, with
-    each end as a numpy scalar too; a table)."""
+    each end as a numpy scalar too), and lists mixing ints past 2**53 with floats into int64 (a table)."""
     require_device(target, device, "values")
     del overrides  # deterministic: every row every run
     rows = Rows("values integer edges")
@@ -95,6 +95,11 @@ def prop_values_int_edges(target: Target, device: torch.device, **overrides: Any
         half = len(flat) // 2
         for data in (flat, [[v] for v in flat], [flat[:half], flat[half : 2 * half]]):
             rows.row(check_values, target, data, {"device": device, "dtype": dtype})
+    # ints a float64 cannot carry beside a float, into int64: numpy builds such a list as float64, so 2**53 + 1 came out
+    # 2**53 (found by held-out round r57's author in the reference; torch.tensor keeps each int exact)
+    mixed: list[Any] = [[2**53 + 1, 0.5], [[2**63 - 1], [-1.5]], [[-(2**53) - 1, 2.0]]]
+    for data in mixed:
+        rows.row(check_values, target, data, {"device": device, "dtype": torch.int64})
     rows.finish()
 
 
@@ -118,10 +123,25 @@ LEAF_LISTS: tuple[Any, ...] = (
 )
 
 
+def typed_leaf_lists() -> list[Any]:
+    """Lists whose leaves carry a dtype of their own and which ``torch.tensor`` refuses (tensors of several elements, a
+    0-d array beside a number): float64 and int16 tensors, int16 and float32 arrays, a 0-d float64 array beside a float.
+    Their dtype is numpy's for the list, the leaves' own (held-out round r57 took the plain-number rules there: float64
+    tensors became float32)."""
+    return [
+        [torch.tensor([0.1, 0.2], dtype=torch.float64), torch.tensor([0.3, 0.4], dtype=torch.float64)],
+        [torch.tensor([1, 2], dtype=torch.int16), torch.tensor([3, 4], dtype=torch.int16)],
+        [np.array([1, 2], dtype=np.int16), np.array([3, 4], dtype=np.int16)],
+        [np.array([0.1, 0.2], dtype=np.float32), np.array([0.3, 0.4], dtype=np.float32)],
+        [np.array(0.1), 0.5],
+    ]
+
+
 @prop("values", table=True)
 def prop_values_list_leaf_kinds(target: Target, device: torch.device, **overrides: Any) -> None:
     """values: lists of bools, ints, floats and complex numbers, alone and mixed, flat, nested and as tuples, with no
-    ``dtype`` (torch's inference) and into complex128 and float64 where the values allow (a table)."""
+    ``dtype`` (torch's inference) and into complex128 and float64 where the values allow, and lists of typed leaves
+    ``torch.tensor`` refuses (:func:`typed_leaf_lists`; a table)."""
     require_device(target, device, "values")
     del overrides  # deterministic: every row every run
     rows = Rows("values list leaf kinds")
@@ -133,6 +153,8 @@ def prop_values_list_leaf_kinds(target: Target, device: torch.device, **override
             routes.append({"device": device, "dtype": torch.float64})
         for kwargs in routes:
             rows.row(check_values, target, data, kwargs)
+    for data in typed_leaf_lists():
+        rows.row(check_values, target, data, {"device": device})
     rows.finish()
 
 
