@@ -450,15 +450,18 @@ def exact_integer_list(data: Any, source: torch.Tensor) -> torch.Tensor | None:
         return None
     leaves = np.asarray(data, dtype=object).ravel()
     exact: list[int] = []
+    # an int the float64 source rounded: only then is the exact tensor needed (elsewhere its messages would differ)
+    inexact = False
     for v in leaves:
         if isinstance(v, numbers.Integral):
             exact.append(int(v))
+            inexact = inexact or abs(exact[-1]) > 2**53
             continue
         f = float(v)
         if not np.isfinite(f) or abs(f) >= 2.0**63:
             return None
         exact.append(int(f))  # toward zero
-    return torch.tensor(exact, dtype=torch.int64).reshape(source.shape)
+    return torch.tensor(exact, dtype=torch.int64).reshape(source.shape) if inexact else None
 
 
 def check_representable(source: torch.Tensor, dtype: torch.dtype) -> None:
