@@ -39,6 +39,8 @@ def own_dtype(data: Any) -> torch.dtype:
         try:
             return torch.tensor(data, device="cpu").dtype
         except (TypeError, ValueError, RuntimeError):
+            if not (isinstance(data, (list, tuple)) and _has_tensor_or_array(data)):
+                raise
             # torch.tensor refuses a list of tensors of several elements and 0-d arrays beside numbers: numpy's dtype
             # for the list (docs/reference.md, "What it promises": dtype)
             return own_dtype(np.asarray(data))
