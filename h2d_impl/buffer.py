@@ -129,13 +129,13 @@ class CpuGpuBuffer:
         # (the device-hygiene contract checks it).
         guard = torch.cuda.device(device) if device.type == "cuda" else contextlib.nullcontext()
         try:
-            with long_lived(), guard:
-                if pin_memory is None:
-                    pin_memory = pin_memory_available()
-                self.cpu = torch.zeros(
-                    size, dtype=dtype, device="cpu", pin_memory=bool(pin_memory) and pin_memory_available()
-                )
             with long_lived():
+                with guard:
+                    if pin_memory is None:
+                        pin_memory = pin_memory_available()
+                    self.cpu = torch.zeros(
+                        size, dtype=dtype, device="cpu", pin_memory=bool(pin_memory) and pin_memory_available()
+                    )
                 self.gpu = torch.zeros(size, dtype=dtype, device=device)
         except (RuntimeError, OverflowError, TypeError) as exc:
             raise ValueError(f"size={size} with dtype={dtype} cannot be allocated: {str(exc).splitlines()[0]}") from exc

@@ -39,7 +39,7 @@ def own_dtype(data: Any) -> torch.dtype:
         try:
             return torch.tensor(data, device="cpu").dtype
         except (TypeError, ValueError, RuntimeError):
-            if not (isinstance(data, (list, tuple)) and _has_tensor_or_array(data)):
+            if not _has_tensor_or_array(data):  # (tensors, arrays and numpy scalars returned above)
                 raise
             # torch.tensor refuses a list of tensors of several elements and 0-d arrays beside numbers: numpy's dtype
             # for the list (docs/reference.md, "What it promises": dtype)
@@ -98,7 +98,7 @@ def _converted(data: Any, dtype: torch.dtype) -> torch.Tensor:
         try:
             return torch.tensor(data, dtype=dtype, device="cpu")
         except (TypeError, ValueError, RuntimeError):
-            if not (isinstance(data, (list, tuple)) and _has_tensor_or_array(data)):
+            if not _has_tensor_or_array(data):  # (tensors, arrays and numpy scalars converted above)
                 raise
             # a list torch.tensor refuses (tensors of several elements, 0-d arrays beside numbers): through numpy
             return torch.from_numpy(_as_native(np.array(data, copy=True))).to(dtype)

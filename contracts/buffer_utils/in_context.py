@@ -54,59 +54,39 @@ def _host(results: list[torch.Tensor]) -> list[tuple[tuple[int, ...], torch.dtyp
     return [(tuple(t.shape), t.dtype, t.device.type, t.detach().to("cpu").tolist()) for t in results]
 
 
-def _judge(contract: str, scenario: Callable[[], list[torch.Tensor]], context: str, call: str) -> None:
-    """``scenario()`` in ``context`` (construction and calls inside it) gives what it gives in the plain context."""
-    plain = _host(scenario())
-    where = f"{call}  # {contexts.describe(context)}"
-    try:
-        with contexts.entered(context):
-            results = scenario()
-        got = _host(results)  # read outside the context, as the engine's next step would
-    except Exception as exc:  # noqa: BLE001 - a failure in the context alone is what is reported
-        fail(
-            contract,
-            f"{contexts.describe(context)}: the calls or a read of their results raised",
-            got=f"{type(exc).__name__}: {str(exc)[:200]}",
-            expected="what the same calls return in the plain context",
-            call=where,
-        )
-    for k, (want, seen) in enumerate(zip(plain, got, strict=True)):
-        if seen != want:
-            fail(
-                contract,
-                f"{contexts.describe(context)}: result {k} differs from the plain context's",
-                got=f"shape {seen[0]}, {seen[1]}, on {seen[2]}, values {seen[3]}",
-                expected=f"shape {want[0]}, {want[1]}, on {want[2]}, values {want[3]}",
-                call=where,
-            )
-
-
-def _judge_made_in(
-    contract: str, make: Callable[[], Any], use: Callable[[Any], list[torch.Tensor]], context: str, call: str
+def _judge(
+    contract: str,
+    make: Callable[[], Any],
+    context: str,
+    call: str,
+    use: Callable[[Any], list[torch.Tensor]] | None = None,
 ) -> None:
-    """``make()`` in ``context``, then ``use`` of what it made after leaving it, gives what the same calls give made
-    in the plain context: a class's tensors are state kept across steps, made during a step (a slot grown under
-    ``inference_mode``) and used in later ones (held-out round r57's author: an inference tensor, which torch refuses to
-    write outside the mode)."""
-    plain = _host(use(make()))
-    where = f"{call}  # made {contexts.describe(context)}, used after it"
+    """``make()`` in ``context`` gives what it gives in the plain context (its results read outside the context, as the
+    engine's next step would). With ``use``: ``make()`` in ``context``, then ``use`` of what it made after leaving it,
+    gives what the same calls give made in the plain context: a class's tensors are state kept across steps, made
+    during a step (a slot grown under ``inference_mode``) and used in later ones (held-out round r57's author: an
+    inference tensor, which torch refuses to write outside the mode)."""
+    run_after = use if use is not None else (lambda made: made)
+    label = contexts.describe(context) if use is None else f"made {contexts.describe(context)}, used after it"
+    plain = _host(run_after(make()))
+    where = f"{call}  # {label}"
     try:
         with contexts.entered(context):
             made = make()
-        got = _host(use(made))
-    except Exception as exc:  # noqa: BLE001 - a failure after the context alone is what is reported
+        got = _host(run_after(made))
+    except Exception as exc:  # noqa: BLE001 - a failure in (or after) the context alone is what is reported
         fail(
             contract,
-            f"made {contexts.describe(context)}, used after it: the calls or a read of their results raised",
+            f"{label}: the calls or a read of their results raised",
             got=f"{type(exc).__name__}: {str(exc)[:200]}",
-            expected="what the same calls return made in the plain context",
+            expected="what the same calls return " + ("in" if use is None else "made in") + " the plain context",
             call=where,
         )
     for k, (want, seen) in enumerate(zip(plain, got, strict=True)):
         if seen != want:
             fail(
                 contract,
-                f"made {contexts.describe(context)}, used after it: result {k} differs from the plain context's",
+                f"{label}: result {k} differs from the plain context's",
                 got=f"shape {seen[0]}, {seen[1]}, on {seen[2]}, values {seen[3]}",
                 expected=f"shape {want[0]}, {want[1]}, on {want[2]}, values {want[3]}",
                 call=where,
@@ -123,12 +103,12 @@ def check_uva_made_in_context(target: Target, context: str) -> None:
         buf.np[:] = np.arange(1, 5, dtype=np.int32)
         return [buf.uva(3)]
 
-    _judge_made_in(
+    _judge(
         "uva",
         lambda: cls(4, torch.int32),
-        use,
         context,
         f"buf = {name}(4, torch.int32); buf.np[:] = [1, 2, 3, 4]; buf.uva(3)",
+        use=use,
     )
 
 
@@ -151,16 +131,16 @@ def check_pool_made_in_context(target: Target, context: str, grown: bool) -> Non
         backed.np[:] = np.array([0.5, 1.5, 2.5, 3.5], dtype=np.float32)
         return [step, backed.copy_to_uva(3)]
 
-    _judge_made_in(
+    _judge(
         "pool",
         make,
-        use,
         context,
         "pool = UvaBufferPool((2, 2), torch.int32, 1)"
         + ("; pool.copy_to_uva(np.zeros((8, 2), dtype=np.int32))" if grown else "")
         + "; t = UvaBackedTensor(4, torch.float32, 2); <leaving the context>; "
         "pool.copy_to_gpu(np.array([[1, 2], [3, 4], [5, 6]], dtype=np.int32)); t.np[:] = [0.5, 1.5, 2.5, 3.5]; "
         "t.copy_to_uva(3)",
+        use=use,
     )
 
 
@@ -174,13 +154,13 @@ def check_staged_made_in_context(target: Target, context: str, device: str) -> N
         t.apply_write()
         return [t.gpu]
 
-    _judge_made_in(
+    _judge(
         "staged-write",
         lambda: cls((2, 8), torch.int32, device),
-        use,
         context,
         f"t = StagedWriteTensor((2, 8), torch.int32, {device!r}); <leaving the context>; t.stage_write(1, 2, [5, 6, 7]); "
         "t.apply_write(); t.gpu",
+        use=use,
     )
 
 

@@ -790,12 +790,12 @@ def prop_pool_rows(target: Target, device: torch.device, **overrides: Any) -> No
     # steps that are lazy views: a float32 view with the negative bit into a float16 pool (torch's copy_ drops the sign
     # there: found by held-out round r57's author in the reference) and into a float32 one, and a conjugate's imaginary
     # part, by each way of sending
+    lazy = [
+        torch._neg_view(torch.tensor([1.5, 2.0, -3.0])),
+        torch.complex(torch.zeros(3), torch.tensor([1.5, -2.0, 4.0])).conj().imag,
+    ]
     for how in ("copy_to_uva", "copy_to_gpu", "copy_to_gpu-out"):
         for dtype in (torch.float16, torch.float32):
-            lazy = [
-                torch._neg_view(torch.tensor([1.5, 2.0, -3.0])),
-                torch.complex(torch.zeros(3), torch.tensor([1.5, -2.0, 4.0])).conj().imag,
-            ]
             spec = {"size": 4, "dtype": dtype, "max_concurrency": 2}
             rows.row(check_pool_steps, target, spec, lazy, [how] * len(lazy))
     flat = {"size": 4, "dtype": torch.int32, "max_concurrency": 2}
