@@ -561,6 +561,11 @@ STARTS: dict[str, Callable[[], contextlib.AbstractContextManager[None]]] = {
     # deterministic algorithms in their warn-only form: a helper that switches them off around a kernel and puts back
     # "on" without warn_only is seen only from here (held-out round r57)
     "deterministic algorithms, warn only": lambda: _with_settings({"deterministic": (True, True)}),
+    # a call inside the engine's torch.no_grad() or torch.inference_mode() (vLLM's execute_model runs under
+    # inference_mode): a helper that switches grad mode off around its write and back *on*, not to what it was, is
+    # seen only from here (held-out round r58's apply_write)
+    "grad mode off": torch.no_grad,
+    "inference mode": torch.inference_mode,
 }
 
 

@@ -473,7 +473,12 @@ class FusedStagedWriter:
         self._tables: tuple[torch.Tensor, torch.Tensor, tuple[int, int], list[int], list[int]] | None = None
 
     def _read_tables(self, output_ptrs: torch.Tensor, output_strides: torch.Tensor) -> tuple[list[int], list[int]]:
-        """The two tables' values as ints, from the last read when the same tensors at the same versions come again."""
+        """The two tables' values as ints, from the last read when the same tensors at the same versions come again.
+
+        Inference tensors (tables made under ``torch.inference_mode()``) have no version counter: an in-place change
+        inside the mode is not counted, so they are read on every apply, never from the last read."""
+        if output_ptrs.is_inference() or output_strides.is_inference():
+            return [int(p) for p in output_ptrs.tolist()], [int(s) for s in output_strides.tolist()]
         versions = (output_ptrs._version, output_strides._version)
         last = self._tables
         if last is not None and last[0] is output_ptrs and last[1] is output_strides and last[2] == versions:

@@ -32,6 +32,10 @@ def test_staged_bad_values(target, device):
     P.prop_staged_bad_values(target, device)
 
 
+def test_staged_array_values(target, device):
+    P.prop_staged_array_values(target, device)
+
+
 test_fused_writes = contract_test(P.prop_fused_writes)
 
 

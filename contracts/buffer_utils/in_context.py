@@ -54,6 +54,34 @@ def _host(results: list[torch.Tensor]) -> list[tuple[tuple[int, ...], torch.dtyp
     return [(tuple(t.shape), t.dtype, t.device.type, t.detach().to("cpu").tolist()) for t in results]
 
 
+def _modes() -> dict[str, Any]:
+    """The thread's calling modes a context sets (grad, inference, default dtype and device, deterministic algorithms)."""
+    return {
+        "torch.is_grad_enabled()": torch.is_grad_enabled(),
+        "torch.is_inference_mode_enabled()": torch.is_inference_mode_enabled(),
+        "torch.get_default_dtype()": torch.get_default_dtype(),
+        "torch.get_default_device()": str(torch.get_default_device()),
+        "torch.are_deterministic_algorithms_enabled()": (
+            torch.are_deterministic_algorithms_enabled(),
+            torch.is_deterministic_algorithms_warn_only_enabled(),
+        ),
+    }
+
+
+def _modes_kept(contract: str, before: dict[str, Any], after: dict[str, Any], label: str, where: str) -> None:
+    """The calls left the context's modes as they found them (held-out round r58's ``apply_write`` switched grad mode
+    off for its write and back *on*, not to what it was: inside ``no_grad`` the caller's later ops recorded graphs)."""
+    for name, was in before.items():
+        if after[name] != was:
+            fail(
+                contract,
+                f"{label}: the calls changed {name}",
+                got=repr(after[name]),
+                expected=f"{was!r}, as the context set it",
+                call=where,
+            )
+
+
 def _judge(
     contract: str,
     make: Callable[[], Any],
@@ -72,7 +100,9 @@ def _judge(
     where = f"{call}  # {label}"
     try:
         with contexts.entered(context):
+            modes = _modes()
             made = make()
+            kept = _modes()
         got = _host(run_after(made))
     except Exception as exc:  # noqa: BLE001 - a failure in (or after) the context alone is what is reported
         fail(
@@ -82,6 +112,7 @@ def _judge(
             expected="what the same calls return " + ("in" if use is None else "made in") + " the plain context",
             call=where,
         )
+    _modes_kept(contract, modes, kept, label, where)
     for k, (want, seen) in enumerate(zip(plain, got, strict=True)):
         if seen != want:
             fail(

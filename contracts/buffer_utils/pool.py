@@ -188,12 +188,16 @@ def check_pool_steps(target: Target, spec: dict[str, Any], steps: list[Any], met
 
 
 @check("pool")
-def check_pools_interleaved(target: Target, spec: dict[str, Any], order: list[int]) -> None:
+def check_pools_interleaved(target: Target, spec: dict[str, Any], order: list[int], backed: bool = False) -> None:
     """pool: several pools of one spec used in turn (``order[k]``: the pool of step ``k``) are independent: a reader of
     one pool, retired ``max_concurrency`` calls *of its own pool* later, sees its own step's data whatever the others
     did in between (an engine holds many pools: a ``StagedWriteTensor`` alone has three; held-out round r42 took
-    each pool's slot from a counter shared by all pools)."""
-    cls = utils(target, "pool", "UvaBufferPool")
+    each pool's slot from a counter shared by all pools).
+
+    ``backed``: the same with ``UvaBackedTensor`` objects of one spec, each step ``t.np[:] = <rows>; t.copy_to_uva()`` (the
+    sampling states hold several of one spec, temperature, top_p and min_p; held-out round r58 shared one pool
+    among the backed tensors of a spec, so one tensor's refresh overwrote the slot another's ``.gpu`` viewed)."""
+    cls = utils(target, "pool", "UvaBackedTensor" if backed else "UvaBufferPool")
     depth, count = spec["max_concurrency"], max(order) + 1
     if depth is None:  # the documented default depth (held-out round r43 lowered it to 1)
         pools, depth = [cls(spec["size"], spec["dtype"]) for _ in range(count)], DEFAULT_POOL_DEPTH
@@ -205,26 +209,37 @@ def check_pools_interleaved(target: Target, spec: dict[str, Any], order: list[in
     steps = [
         (100 * (k + 1) + np.arange(rows * per_row)).astype(np_dtype).reshape(rows, *tail) for k in range(len(order))
     ]
-    names = ", ".join(f"p{i}" for i in range(count))
+    prefix = "t" if backed else "p"
+    names = ", ".join(f"{prefix}{i}" for i in range(count))
     depth_arg = "" if spec["max_concurrency"] is None else f", max_concurrency={depth}"
-    one = f"UvaBufferPool({spec['size']!r}, {spec['dtype']}{depth_arg})"
+    one = f"{'UvaBackedTensor' if backed else 'UvaBufferPool'}({spec['size']!r}, {spec['dtype']}{depth_arg})"
+    step = (
+        "{p}{i}.np[:] = <step {k}: rows of {v}...>; {p}{i}.copy_to_uva()"
+        if backed
+        else "{p}{i}.copy_to_uva(<step {k}: rows of {v}...>)"
+    )
     call = f"{names} = ({', '.join([one] * count)}); " + "; ".join(
-        f"p{i}.copy_to_uva(<step {k}: rows of {100 * (k + 1)}...>)" for k, i in enumerate(order)
+        step.format(p=prefix, i=i, k=k, v=100 * (k + 1)) for k, i in enumerate(order)
     )
     device = pool_device()
     readers: list[list[_Reader]] = [[] for _ in range(count)]
     calls = [0] * count  # calls made on each pool so far
     seq_of: dict[int, int] = {}  # step -> its place among its own pool's calls
     for k, i in enumerate(order):
-        _retire(readers[i], calls[i] - depth, steps, call, seq_of.__getitem__, lambda k: f" (pool p{order[k]})")
+        _retire(readers[i], calls[i] - depth, steps, call, seq_of.__getitem__, lambda k: f" ({prefix}{order[k]})")
         if device.type == "cuda":
             busy(READER_BUSY_MS, device)
         seq_of[k] = calls[i]
         calls[i] += 1
-        readers[i].append((k, _read(pools[i].copy_to_uva(steps[k]), device), _done(device)))
+        if backed:
+            pools[i].np[:] = steps[k]
+            view = pools[i].copy_to_uva()
+        else:
+            view = pools[i].copy_to_uva(steps[k])
+        readers[i].append((k, _read(view, device), _done(device)))
     synchronize()
     for r in [r for pool_readers in readers for r in pool_readers]:
-        _judge(r, steps, call, f" (pool p{order[r[0]]})")
+        _judge(r, steps, call, f" ({prefix}{order[r[0]]})")
 
 
 def _after_refusal(k: int, refusals_at: dict[int, int], refusals: int) -> str:
@@ -732,20 +747,22 @@ INTERLEAVINGS = ((0, 1, 0, 1, 0, 1), (0, 1, 1, 0, 0, 1, 1, 0), (0, 0, 1, 0, 1, 1
 
 @prop("pool", table=True)
 def prop_pools_interleaved(target: Target, device: torch.device, **overrides: Any) -> None:
-    """pool: two and three pools used in turn at depths 1-3 and the default depth (2), each reader retired
-    ``max_concurrency`` calls of its own pool later (a table)."""
+    """pool: two and three pools, and two and three ``UvaBackedTensor`` objects of one spec, used in turn at depths 1-3 and
+    the default depth (2), each reader retired ``max_concurrency`` calls of its own pool later (a table)."""
     target.require("buffer-utils", "pool")
     del device, overrides  # the pool's slots live on this platform's device (CUDA where UVA is available)
     rows = Rows("pools interleaved")
-    for depth in (None, 1, 2, 3):  # None: the default depth, two calls
-        for size in (4, (2, 3)):
-            for order in INTERLEAVINGS:
-                rows.row(
-                    check_pools_interleaved,
-                    target,
-                    {"size": size, "dtype": torch.int32, "max_concurrency": depth},
-                    list(order),
-                )
+    for backed in (False, True):
+        for depth in (None, 1, 2, 3):  # None: the default depth, two calls
+            for size in (4, (2, 3)):
+                for order in INTERLEAVINGS:
+                    rows.row(
+                        check_pools_interleaved,
+                        target,
+                        {"size": size, "dtype": torch.int32, "max_concurrency": depth},
+                        list(order),
+                        backed,
+                    )
     rows.finish()
 
 
@@ -754,7 +771,8 @@ def prop_pool_rows(target: Target, device: torch.device, **overrides: Any) -> No
     """pool: rows of another shape refused (1-D slots given 2-D or 0-d rows, rows of 3 given rows of 2 or flat values),
     tensors not on the host (meta; CUDA where it is available), steps that are no tensor, ndarray or list and lists
     past the pool's integer range, each by ``copy_to_uva``, ``copy_to_gpu`` and ``copy_to_gpu(out=)``; pools of
-    every dtype with a numpy view; ndarrays of every memory layout accepted with their values (a table)."""
+    every dtype with a numpy view; ndarrays of every memory layout accepted with their values; pools of 0 rows grown
+    by their first steps (a table)."""
     target.require("buffer-utils", "pool")
     del device  # the pool's slots live on this platform's device (CUDA where UVA is available), whatever the test's
     del overrides
@@ -798,6 +816,25 @@ def prop_pool_rows(target: Target, device: torch.device, **overrides: Any) -> No
         for dtype in (torch.float16, torch.float32):
             spec = {"size": 4, "dtype": dtype, "max_concurrency": 2}
             rows.row(check_pool_steps, target, spec, lazy, [how] * len(lazy))
+    # pools made with no rows (an engine's table that starts empty; FusedStagedWriter(device, 0)'s pools), grown by their
+    # first steps (held-out round r58 grew a slot by doubling its rows: a slot of 0 rows never grew, the call never
+    # returned)
+    for how in ("copy_to_uva", "copy_to_gpu"):
+        for depth in (1, 2):
+            rows.row(
+                check_pool_steps,
+                target,
+                {"size": 0, "dtype": torch.int32, "max_concurrency": depth},
+                [[1], [2, 3, 4], [5, 6, 7, 8, 9]],
+                [how] * 3,
+            )
+            rows.row(
+                check_pool_steps,
+                target,
+                {"size": (0, 2), "dtype": torch.int32, "max_concurrency": depth},
+                [[[1, 2]], [[3, 4], [5, 6], [7, 8]]],
+                [how] * 2,
+            )
     flat = {"size": 4, "dtype": torch.int32, "max_concurrency": 2}
     wide = {"size": (4, 3), "dtype": torch.int32, "max_concurrency": 2}
     read_only = np.arange(3, dtype=np.int32)

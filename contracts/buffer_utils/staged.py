@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import pickle
+import signal
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -16,7 +19,7 @@ from h2d_contracts.harness.oracle import assert_same_values
 from h2d_contracts.harness.registry import prop
 from h2d_contracts.harness.runner import Rows, run_given
 from h2d_contracts.harness.target import Target
-from h2d_contracts.harness.violations import fail
+from h2d_contracts.harness.violations import ContractViolation, NotApplicable, fail
 from h2d_contracts.strategies.schedules import (
     FAR_PAST,
     INDEX_TYPES,
@@ -97,11 +100,18 @@ def _index(i: int, v: int) -> tuple[Any, str]:
     return spelling(v), repr(v) if spelling is int else f"np.{spelling.__name__}({v!r})"
 
 
+#: The numpy dtype of a ``writearray`` op's ``x``, by the tensor's dtype.
+_ARRAY_DTYPE = {torch.int32: "int32", torch.int64: "int64", torch.float32: "float32"}
+
+
 def _short(op: tuple[Any, ...], i: int = 0) -> str:
     parts = [repr(v) if not isinstance(v, list) or len(v) <= 6 else f"[{len(v)} values: {v[0]!r}, ...]" for v in op[1:]]
     if op[0] == "write":
         parts[0], parts[1] = _index(i, op[1])[1], _index(i, op[2])[1]
         parts[2] = _spelled(i, list(op[3]))[1]
+    elif op[0] == "writearray":
+        parts[2] = f"np.array({list(op[3])!r}, dtype=np.{_ARRAY_DTYPE[op[4]]})"
+        del parts[3]
     method = {"elem": "stage_write_elem", "badelem": "stage_write_elem", "apply": "apply_write"}.get(
         op[0], "stage_write"
     )
@@ -161,6 +171,9 @@ def check_staged_writes(target: Target, spec: dict[str, Any], schedule: list[tup
             t.stage_write(_index(i, op[1])[0], _index(i, op[2])[0], xs)
             if isinstance(xs, list):  # the caller reuses its list: what was staged must not change
                 xs[:] = [0 if v != 0 else 1 for v in xs]
+            pending.append((op[1] * row + op[2], torch.tensor(list(op[3]), dtype=dtype)))
+        elif op[0] == "writearray":  # x a numpy array of the tensor's dtype (what rows of an engine's numpy state are)
+            t.stage_write(op[1], op[2], np.array(list(op[3]), dtype=_ARRAY_DTYPE[op[4]]))
             pending.append((op[1] * row + op[2], torch.tensor(list(op[3]), dtype=dtype)))
         elif op[0] == "elem":
             t.stage_write_elem(op[1], op[2])
@@ -414,6 +427,26 @@ def prop_staged_edges(target: Target, device: torch.device, **overrides: Any) ->
     rows.finish()
 
 
+@prop("staged-write", table=True)
+def prop_staged_array_values(target: Target, device: torch.device, **overrides: Any) -> None:
+    """staged-write: writes whose ``x`` is a numpy array of the tensor's dtype (``x: Iterable[int] | Iterable[float]``;
+    an engine's rows of numpy state): one element 0 over an earlier value, several elements, and an empty array beside
+    a write, each applied as the same values in a list are (a table: held-out round r58 tested ``if not x``, numpy's
+    truth value, which drops a one-element array holding 0 and raises for two elements or more)."""
+    target.require("buffer-utils", "staged-write")
+    del overrides
+    rows = Rows("staged-write array values")
+    for dtype in (torch.int32, torch.int64, torch.float32):
+        spec = {"size": (2, 4), "dtype": dtype, "device": device_str(device)}
+        for schedule in (
+            [("write", 0, 0, [7, 7, 7]), ("apply",), ("writearray", 0, 1, [0], dtype), ("apply",)],
+            [("writearray", 1, 0, [5, 6, 7], dtype), ("apply",)],
+            [("writearray", 0, 0, [], dtype), ("writearray", 1, 1, [2], dtype), ("apply",)],
+        ):
+            rows.row(check_staged_writes, target, spec, schedule)
+    rows.finish()
+
+
 #: Values a write's ``x`` must not be or hold: bare numbers and None (not an iterable), and values that are not numbers
 #: (held-out round r51: a check by ``numbers.Real`` staged a ``Fraction``, so every later apply failed and the good
 #: writes staged beside it were stuck; a bare number was taken as one value).
@@ -643,7 +676,7 @@ def _fused_after_staging_refusal(
 def check_fused_refused(target: Target, device: str, case: str) -> None:
     """fused-writes: an apply that cannot be done whole is refused before any tensor is written: tables that disagree
     with the tensors (``case`` "ptrs swapped", "stride wrong" (2-D and 1-D tensors), and tables of another length than the tensors: "ptrs
-    short", "strides short", "ptrs long"; held-out round r42 compared them through ``zip``) raise ValueError naming
+    short", "strides short", "ptrs long", "ptrs empty", "tables empty"; held-out round r42 compared them through ``zip``) raise ValueError naming
     them; a value past one tensor's dtype ("value past int32") raises ValueError or OverflowError, at staging (then
     the apply writes the rest) or by the apply; a refused apply leaves every ``.gpu`` as it was, and nothing is lost
     (the writes stay staged: applying again raises again)."""
@@ -721,6 +754,12 @@ def check_fused_refused(target: Target, device: str, case: str) -> None:
         table = (table[0][:1], table[1])
     elif case == "strides short":
         table = (table[0], table[1][:1])
+    elif (
+        case == "ptrs empty"
+    ):  # held-out round r58 returned at once on an empty pointer table: nothing written, no error
+        table = (table[0][:0], table[1])
+    elif case == "tables empty":
+        table = (table[0][:0], table[1][:0])
     # the table that is wrong is the one named (held-out round r52 named output_ptrs for a wrong stride); a table one
     # entry long in both may be named by either
     raises, names = (
@@ -753,9 +792,92 @@ def check_fused_refused(target: Target, device: str, case: str) -> None:
                 )
 
 
+#: The fused refusals whose tables are empty beside tensors with writes: an implementation that reads its tables
+#: without checking their length reads (and stores through) addresses past them.
+EMPTY_TABLE_CASES = ("ptrs empty", "tables empty")
+
+
+def _forked(run: Any) -> tuple[Any, ...] | int:
+    """``run()`` in a forked child: its result (a picklable tuple), or the child's wait status when it died first.
+
+    ``os.fork`` itself, not ``multiprocessing``: the child must hold this very target (a mutant's or a held-out bug's,
+    which no ``--h2d-impl`` spec rebuilds), and ``multiprocessing`` refuses to start a child from a daemonic process,
+    which the kit's reproduction server runs its scripts in. The child's calls are a few 2x4 tensors, below torch's
+    OpenMP grain size (a forked child that enters the OpenMP pool may hang)."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run, send, leave without any of the parent's exit handlers
+        os.close(read_fd)
+        try:
+            result: tuple[Any, ...] = run()
+        except BaseException as exc:  # noqa: BLE001 - whatever ended the run is sent to the parent, which reports it
+            result = ("error", type(exc).__name__, str(exc)[:300])
+        with os.fdopen(write_fd, "wb") as out:
+            pickle.dump(result, out)
+        os._exit(0)
+    os.close(write_fd)
+    with os.fdopen(read_fd, "rb") as got:
+        data = got.read()
+    _, status = os.waitpid(pid, 0)
+    return pickle.loads(data) if data else status  # our own child's bytes
+
+
+def _contained_outcome(target: Target, device: str, case: str) -> tuple[Any, ...]:
+    try:
+        check_fused_refused(target, device, case)
+    except ContractViolation as exc:
+        return ("violation", exc.contract, str(exc).removeprefix(f"[{exc.contract}] "))
+    return ("ok",)
+
+
+@check("fused-writes")
+def check_fused_refused_contained(target: Target, device: str, case: str) -> None:
+    """fused-writes: :func:`check_fused_refused` for an empty table (:data:`EMPTY_TABLE_CASES`), run in a forked child
+    process, so that an implementation that reads past the table and stores through what it read (vLLM's kernel,
+    under Triton's interpreter on the host: into the test process's own memory) crashes the child, not the suite. A
+    child killed by a signal is a violation: the apply was not refused, it read or wrote out of bounds.
+
+    Raises:
+        NotApplicable: on a CUDA device, or once CUDA is initialised in the process (a forked child cannot use the
+            parent's CUDA context, and a kernel reading past the table there loses the context for every later
+            test); the refusal is host-side logic, checked on the host.
+    """
+    if torch.device(device).type != "cpu" or torch.cuda.is_initialized():
+        raise NotApplicable(
+            f"contract 'fused-writes': the {case} refusal runs in a forked child, on the host only (CUDA cannot be used "
+            "in a forked child, and a kernel reading past the table loses the CUDA context)"
+        )
+    outcome = _forked(lambda: _contained_outcome(target, device, case))
+    names = "output_ptrs" if case == "ptrs empty" else "output_ptrs or output_strides"
+    if isinstance(outcome, int):
+        how = (
+            f"signal {signal.Signals(os.WTERMSIG(outcome)).name}"
+            if os.WIFSIGNALED(outcome)
+            else f"exit status {os.waitstatus_to_exitcode(outcome)}"
+        )
+        fail(
+            "fused-writes",
+            f"a fused apply with {case}: the process died",
+            got=f"the child process running the apply ended by {how}, without a result (a read or store past the table)",
+            expected=f"ValueError naming {names}, nothing written",
+            call=f"FusedStagedWriter({device!r}, 2).apply([a, b], ptrs, strides)  # {case}, two tensors with writes",
+        )
+    if outcome[0] == "violation":
+        raise ContractViolation(outcome[1], outcome[2])
+    if outcome[0] == "error":
+        fail(
+            "fused-writes",
+            f"a fused apply with {case}: the check could not complete",
+            got=f"{outcome[1]}: {outcome[2]}",
+            expected="the check's calls to return",
+            call=f"FusedStagedWriter({device!r}, 2).apply([a, b], ptrs, strides)  # {case}",
+        )
+
+
 @prop("fused-writes", table=True)
 def prop_fused_refused(target: Target, device: torch.device, **overrides: Any) -> None:
-    """fused-writes: swapped pointer tables, a wrong stride (2-D and 1-D tensors), tables one entry short or long and a value past int32
+    """fused-writes: swapped pointer tables, a wrong stride (2-D and 1-D tensors), tables one entry short or long, empty
+    tables beside two tensors and a value past int32
     refused, nothing written; the same with the tables of an earlier apply changed in place (a table)."""
     target.require("buffer-utils", "fused-writes")
     del overrides
@@ -772,6 +894,8 @@ def prop_fused_refused(target: Target, device: torch.device, **overrides: Any) -
         "stride wrong in place",
     ):
         rows.row(check_fused_refused, target, device_str(device), case)
+    for case in EMPTY_TABLE_CASES:
+        rows.row(check_fused_refused_contained, target, device_str(device), case)
     rows.finish()
 
 

@@ -46,6 +46,7 @@ from . import (  # noqa: F401 - registers the mutants
     r54_kinds,
     r56_kinds,
     r57_kinds,
+    r58_kinds,
     reliability,
     scale,
     sequence,
