@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import signal
@@ -383,13 +384,17 @@ def prop_staged_far_past(target: Target, device: torch.device, **overrides: Any)
 #: Tensor sizes of the edges table: 1-D (rows are elements), 2-D, 3-D (a row is every trailing element: 6), and
 #: zero-width rows (2-D and 3-D: a row of 0 elements, which no value fits; held-out round r51 gave such a row a length
 #: of 1, so a write was staged and every later apply failed), and a size given as a numpy integer.
-EDGE_SIZES: tuple[Any, ...] = (3, (2, 4), (2, 2, 3), [3, 2, 2], (2, 0), (2, 0, 3), np.int64(3))
+EDGE_SIZES: tuple[Any, ...] = (3, (2, 4), (2, 2, 3), [3, 2, 2], (2, 0), (2, 0, 3), np.int64(3), 0, (0, 4))
 
 
 def _edge_schedules(size: Any) -> list[list[tuple[Any, ...]]]:
     """Writes at the very edges of ``size``: the last row and the row just past it, a write ending at the row's end and
     one element past it, a start at the row's end; whole rows and single elements of a 3-D tensor's later rows."""
     rows, row = row_number(size), row_length(size)
+    if rows == 0:
+        # a tensor of no rows (an engine sized by a configuration with none of them: held-out round r59 divided by the
+        # row count): made, every write refused as a row past the tensor, the apply a no-op
+        return [[("bad", 0, 0, [1]), ("apply",)], [("badelem", 0, 4), ("apply",)]]
     if row == 0:
         # zero-width rows: an empty write fits any row; one value, a single element or the row past the end do not
         bad0: list[tuple[Any, ...]] = [
@@ -412,8 +417,9 @@ def _edge_schedules(size: Any) -> list[list[tuple[Any, ...]]]:
 
 @prop("staged-write", table=True)
 def prop_staged_edges(target: Target, device: torch.device, **overrides: Any) -> None:
-    """staged-write: writes at the edges of 1-D, 2-D and 3-D tensors: the last row and its last elements written, the
-    row just past the tensor and a write one element past its row's end refused, nothing staged (a table: held-out
+    """staged-write: writes at the edges of 1-D, 2-D and 3-D tensors (tensors of no rows among them): the last row and
+    its last elements written, the row just past the tensor and a write one element past its row's end refused,
+    nothing staged (a table: held-out
     round r50 let the row just past the end through at one seed in two, and took a 3-D tensor's last dimension for its
     row)."""
     target.require("buffer-utils", "staged-write")
@@ -463,6 +469,11 @@ NOT_NUMBER_VALUES: tuple[Any, ...] = (
     np.bool_(True),
     # a numpy integer type that is no number (held-out round r57's author staged one: apply_write then raised)
     np.timedelta64(3),
+    # 0-d tensors (a sampler's row iterated: list(row)), which carry a dtype, a device and autograd state of their own
+    # and are read at apply time, not at staging (held-out round r59 took them for numbers)
+    torch.tensor(5),
+    torch.tensor(True),
+    torch.tensor(1.5),
 )
 
 
@@ -792,6 +803,60 @@ def check_fused_refused(target: Target, device: str, case: str) -> None:
                 )
 
 
+@check("fused-writes")
+def check_fused_refused_one(target: Target, device: str, case: str) -> None:
+    """fused-writes: a fused apply of *one* tensor whose tables disagree with it is refused as for several (``case``
+    "ptrs swapped, one tensor": the pointer of another tensor of the same shape; "stride wrong, one tensor": a row
+    stride of 0; "ptrs long, one tensor": two entries), ``ValueError`` naming the table, nothing written in either
+    tensor (held-out round r59 checked the tables only for two tensors or more: "with one there is nothing to mix up",
+    but the tables are the kernel's addresses and strides)."""
+    cls = utils(target, "fused-writes", "StagedWriteTensor")
+    fused_cls = utils(target, "fused-writes", "FusedStagedWriter")
+    where = torch.device(device)
+    a, other = (cls((2, 4), torch.int32, where) for _ in range(2))
+    a.stage_write(0, 1, [5, 6])
+    ptrs, strides = [a.gpu.data_ptr()], [a.gpu.stride(0)]
+    if case.startswith("ptrs swapped"):
+        ptrs = [other.gpu.data_ptr()]
+    elif case.startswith("stride wrong"):
+        strides = [0]
+    else:  # "ptrs long, one tensor"
+        ptrs, strides = [*ptrs, ptrs[0]], [*strides, strides[0]]
+    names = (
+        ("output_ptrs",)
+        if case.startswith("ptrs swapped")
+        else ("output_strides",)
+        if case.startswith("stride")
+        else ("output_ptrs", "output_strides")
+    )
+    table = (
+        torch.tensor(ptrs, dtype=torch.uint64, device=where),
+        torch.tensor(strides, dtype=torch.int64, device=where),
+    )
+    call = (
+        f"a, other = StagedWriteTensor((2, 4), torch.int32, {device!r}) x 2; a.stage_write(0, 1, [5, 6]); "
+        f"FusedStagedWriter({device!r}, 1).apply([a], ptrs, strides)  # {case}"
+    )
+    refused(
+        "fused-writes",
+        lambda: fused_cls(where, 1).apply([a], *table),
+        (ValueError,),
+        names,
+        f"a fused apply with {case}",
+        call,
+    )
+    synchronize()
+    for name, t in (("a", a), ("other", other)):
+        if t.gpu.to("cpu").any():
+            fail(
+                "fused-writes",
+                f"a refused fused apply ({case}) wrote tensor {name}",
+                got=str(t.gpu.to("cpu").tolist()),
+                expected="every tensor untouched (zeros)",
+                call=call,
+            )
+
+
 #: The fused refusals whose tables are empty beside tensors with writes: an implementation that reads its tables
 #: without checking their length reads (and stores through) addresses past them.
 EMPTY_TABLE_CASES = ("ptrs empty", "tables empty")
@@ -877,7 +942,7 @@ def check_fused_refused_contained(target: Target, device: str, case: str) -> Non
 @prop("fused-writes", table=True)
 def prop_fused_refused(target: Target, device: torch.device, **overrides: Any) -> None:
     """fused-writes: swapped pointer tables, a wrong stride (2-D and 1-D tensors), tables one entry short or long, empty
-    tables beside two tensors and a value past int32
+    tables beside two tensors, the same three faults with one tensor, and a value past int32
     refused, nothing written; the same with the tables of an earlier apply changed in place (a table)."""
     target.require("buffer-utils", "fused-writes")
     del overrides
@@ -896,29 +961,38 @@ def prop_fused_refused(target: Target, device: torch.device, **overrides: Any) -
         rows.row(check_fused_refused, target, device_str(device), case)
     for case in EMPTY_TABLE_CASES:
         rows.row(check_fused_refused_contained, target, device_str(device), case)
+    for case in ("ptrs swapped, one tensor", "stride wrong, one tensor", "ptrs long, one tensor"):
+        rows.row(check_fused_refused_one, target, device_str(device), case)
     rows.finish()
 
 
 @check("fused-writes")
-def check_fused_tables_reordered(target: Target, device: str) -> None:
+def check_fused_tables_reordered(target: Target, device: str, inference: bool = False) -> None:
     """fused-writes: the tables of a first apply over ``[a, b]``, rewritten in place for the order ``[b, a]`` (as an
     engine updates its table tensors after rebuilding or reordering its tensors), serve a second apply over ``[b, a]``:
     each tensor ends as its own apply_write leaves its twin (held-out round r50 kept the first reading of the tables and
-    refused the update)."""
+    refused the update).
+
+    ``inference``: the tables made, and rewritten, under ``torch.inference_mode()`` (an engine that builds them during a
+    step): inference tensors have no version counter, so a writer that keys its reading of the tables by version must
+    read them again some other way (held-out round r59 compared a stand-in version, equal before and after)."""
     cls = utils(target, "fused-writes", "StagedWriteTensor")
     fused_cls = utils(target, "fused-writes", "FusedStagedWriter")
     where = torch.device(device)
     fused, alone = ([cls((2, 4), torch.int32, where) for _ in range(2)] for _ in range(2))
     writer = fused_cls(where, 2)
-    ptrs, strides = fused_tables(fused, where)
+    mode = torch.inference_mode if inference else contextlib.nullcontext
+    with mode():
+        ptrs, strides = fused_tables(fused, where)
     steps = (((0, 0, [1, 2]), (1, 1, [3])), ((1, 2, [4, 5]), (0, 3, [6])))
     for order, (write_a, write_b) in zip(((0, 1), (1, 0)), steps, strict=True):
         for tensors in (fused, alone):
             tensors[0].stage_write(*write_a)
             tensors[1].stage_write(*write_b)
         if order == (1, 0):  # the same table tensors, rewritten in place for the new order (uint64: no flip on CUDA)
-            for table, reordered in zip((ptrs, strides), fused_tables(fused[::-1], where), strict=True):
-                table.copy_(reordered)
+            with mode():
+                for table, reordered in zip((ptrs, strides), fused_tables(fused[::-1], where), strict=True):
+                    table.copy_(reordered)
         writer.apply([fused[i] for i in order], ptrs, strides)
         for t in alone:
             t.apply_write()
@@ -927,7 +1001,7 @@ def check_fused_tables_reordered(target: Target, device: str) -> None:
         "a, b = StagedWriteTensor((2, 4), torch.int32, ...) x 2; w = FusedStagedWriter(...); a.stage_write(0, 0, "
         "[1, 2]); b.stage_write(1, 1, [3]); w.apply([a, b], ptrs, strides); a.stage_write(1, 2, [4, 5]); "
         "b.stage_write(0, 3, [6]); ptrs[:], strides[:] = reversed (in place); w.apply([b, a], ptrs, "
-        "strides)"
+        "strides)" + ("  # the tables made and rewritten under torch.inference_mode()" if inference else "")
     )
     for k, (a, b) in enumerate(zip(fused, alone, strict=True)):
         assert_same_values(a.gpu, b.gpu.cpu(), contract="fused-writes", call=f"{call}  # tensor {'ab'[k]}")
@@ -935,11 +1009,13 @@ def check_fused_tables_reordered(target: Target, device: str) -> None:
 
 @prop("fused-writes", table=True)
 def prop_fused_tables_reordered(target: Target, device: torch.device, **overrides: Any) -> None:
-    """fused-writes: tables rewritten in place for a new order of the tensors serve the next apply (a one-row table)."""
+    """fused-writes: tables rewritten in place for a new order of the tensors serve the next apply, tables made and
+    rewritten under ``torch.inference_mode()`` too (a table of two rows)."""
     target.require("buffer-utils", "fused-writes")
     del overrides
     rows = Rows("fused tables reordered")
-    rows.row(check_fused_tables_reordered, target, device_str(device))
+    for inference in (False, True):
+        rows.row(check_fused_tables_reordered, target, device_str(device), inference)
     rows.finish()
 
 

@@ -47,6 +47,7 @@ from . import (  # noqa: F401 - registers the mutants
     r56_kinds,
     r57_kinds,
     r58_kinds,
+    r59_kinds,
     reliability,
     scale,
     sequence,
