@@ -209,8 +209,9 @@ def check_pools_interleaved(target: Target, spec: dict[str, Any], order: list[in
     steps = [
         (100 * (k + 1) + np.arange(rows * per_row)).astype(np_dtype).reshape(rows, *tail) for k in range(len(order))
     ]
-    prefix = "t" if backed else "p"
-    names = ", ".join(f"{prefix}{i}" for i in range(count))
+    var = "t" if backed else "p"  # the objects' names in the call line; a reader's note names its pool as before
+    label = var if backed else "pool p"
+    names = ", ".join(f"{var}{i}" for i in range(count))
     depth_arg = "" if spec["max_concurrency"] is None else f", max_concurrency={depth}"
     one = f"{'UvaBackedTensor' if backed else 'UvaBufferPool'}({spec['size']!r}, {spec['dtype']}{depth_arg})"
     step = (
@@ -219,14 +220,14 @@ def check_pools_interleaved(target: Target, spec: dict[str, Any], order: list[in
         else "{p}{i}.copy_to_uva(<step {k}: rows of {v}...>)"
     )
     call = f"{names} = ({', '.join([one] * count)}); " + "; ".join(
-        step.format(p=prefix, i=i, k=k, v=100 * (k + 1)) for k, i in enumerate(order)
+        step.format(p=var, i=i, k=k, v=100 * (k + 1)) for k, i in enumerate(order)
     )
     device = pool_device()
     readers: list[list[_Reader]] = [[] for _ in range(count)]
     calls = [0] * count  # calls made on each pool so far
     seq_of: dict[int, int] = {}  # step -> its place among its own pool's calls
     for k, i in enumerate(order):
-        _retire(readers[i], calls[i] - depth, steps, call, seq_of.__getitem__, lambda k: f" ({prefix}{order[k]})")
+        _retire(readers[i], calls[i] - depth, steps, call, seq_of.__getitem__, lambda k: f" ({label}{order[k]})")
         if device.type == "cuda":
             busy(READER_BUSY_MS, device)
         seq_of[k] = calls[i]
@@ -239,7 +240,7 @@ def check_pools_interleaved(target: Target, spec: dict[str, Any], order: list[in
         readers[i].append((k, _read(view, device), _done(device)))
     synchronize()
     for r in [r for pool_readers in readers for r in pool_readers]:
-        _judge(r, steps, call, f" ({prefix}{order[r[0]]})")
+        _judge(r, steps, call, f" ({label}{order[r[0]]})")
 
 
 def _after_refusal(k: int, refusals_at: dict[int, int], refusals: int) -> str:

@@ -683,6 +683,16 @@ def _fused_after_staging_refusal(
         assert_same_values(t.gpu, w, contract="fused-writes", call=f"{call}  # {'ab'[k]}")
 
 
+def _named(case: str) -> tuple[str, ...]:
+    """The table a refusal of the fused-refusals ``case`` must name: the one that is wrong (held-out round r52 named
+    output_ptrs for a wrong stride); a table one entry long in both, or both tables empty, may be named by either."""
+    if case.startswith("ptrs") and not case.startswith("ptrs long"):
+        return ("output_ptrs",)
+    if case.startswith("stride"):
+        return ("output_strides",)
+    return ("output_ptrs", "output_strides")
+
+
 @check("fused-writes")
 def check_fused_refused(target: Target, device: str, case: str) -> None:
     """fused-writes: an apply that cannot be done whole is refused before any tensor is written: tables that disagree
@@ -765,23 +775,11 @@ def check_fused_refused(target: Target, device: str, case: str) -> None:
         table = (table[0][:1], table[1])
     elif case == "strides short":
         table = (table[0], table[1][:1])
-    elif (
-        case == "ptrs empty"
-    ):  # held-out round r58 returned at once on an empty pointer table: nothing written, no error
+    elif case == "ptrs empty":  # held-out round r58 returned at once on an empty pointer table: nothing written
         table = (table[0][:0], table[1])
     elif case == "tables empty":
         table = (table[0][:0], table[1][:0])
-    # the table that is wrong is the one named (held-out round r52 named output_ptrs for a wrong stride); a table one
-    # entry long in both may be named by either
-    raises, names = (
-        ((ValueError, OverflowError), ())
-        if case == "value past int32"
-        else ((ValueError,), ("output_ptrs",))
-        if case.startswith("ptrs") and case != "ptrs long"
-        else ((ValueError,), ("output_strides",))
-        if case.startswith(("stride", "strides"))
-        else ((ValueError,), ("output_ptrs", "output_strides"))
-    )
+    raises, names = ((ValueError, OverflowError), ()) if case == "value past int32" else ((ValueError,), _named(case))
     for attempt in ("", ", applied again (nothing lost: the writes stay staged)"):
         refused(
             "fused-writes",
@@ -822,13 +820,6 @@ def check_fused_refused_one(target: Target, device: str, case: str) -> None:
         strides = [0]
     else:  # "ptrs long, one tensor"
         ptrs, strides = [*ptrs, ptrs[0]], [*strides, strides[0]]
-    names = (
-        ("output_ptrs",)
-        if case.startswith("ptrs swapped")
-        else ("output_strides",)
-        if case.startswith("stride")
-        else ("output_ptrs", "output_strides")
-    )
     table = (
         torch.tensor(ptrs, dtype=torch.uint64, device=where),
         torch.tensor(strides, dtype=torch.int64, device=where),
@@ -841,7 +832,7 @@ def check_fused_refused_one(target: Target, device: str, case: str) -> None:
         "fused-writes",
         lambda: fused_cls(where, 1).apply([a], *table),
         (ValueError,),
-        names,
+        _named(case),
         f"a fused apply with {case}",
         call,
     )
@@ -913,7 +904,7 @@ def check_fused_refused_contained(target: Target, device: str, case: str) -> Non
             "in a forked child, and a kernel reading past the table loses the CUDA context)"
         )
     outcome = _forked(lambda: _contained_outcome(target, device, case))
-    names = "output_ptrs" if case == "ptrs empty" else "output_ptrs or output_strides"
+    names = " or ".join(_named(case))
     if isinstance(outcome, int):
         how = (
             f"signal {signal.Signals(os.WTERMSIG(outcome)).name}"
