@@ -135,10 +135,53 @@ def test_markdown_has_every_section_and_the_host_copy_column(bench, record, tmp_
         assert f"\n{section}" in text
     met = sum(c["ok"] for c in rows["criteria"])
     assert f"## Targets (docs/performance.md): {met} of {len(rows['criteria'])} checks met" in text
-    assert "| bytes | limit | host copy |" in text
+    assert "| bytes | limit | host copy | at once: host / DMA / limit | calls |" in text
     recorded = RECORD_MD.read_text().splitlines()
     row_64mib = next(line for line in recorded if line.startswith("| 67,108,864 | 55.2 |"))
-    assert row_64mib in text  # the throughput row, regenerated from the rows
+    cells = row_64mib.split(" | ")
+    # the throughput row, regenerated from the rows; that run measured neither the two at once nor kept the calls
+    assert " | ".join([*cells[:3], "-", "-", *cells[3:]]) in text
+
+
+def test_a_pinned_row_is_out_of_reach_only_below_its_measured_floor(bench, record):
+    """Target 1 against 0.9x vLLM for a pinned tensor: failed either way, and out of reach only where the least a
+    correct zero-copy call does (``pinned_check_floor``: is_pinned() then .to, same run) already exceeds the bound."""
+    name = "1. n=16 pinned, idle: reference <= 0.9x vllm (us)"
+
+    def check(floor: float, ref: float) -> dict:
+        rows = copy.deepcopy(record)
+        rows["small"].append({"n": 16, "kind": "pinned", "vllm": 10.0, "reference": ref, "pinned_check_floor": floor})
+        return next(c for c in bench.criteria(rows) if c["check"] == name)
+
+    above, below, met = check(9.5, 10.5), check(8.5, 10.5), check(8.5, 8.9)
+    assert not above["ok"] and above["out_of_reach"] == "is_pinned() + .to() alone take 9.50"
+    assert not below["ok"] and "out_of_reach" not in below
+    assert met["ok"] and "out_of_reach" not in met
+
+
+def test_a_throughput_row_is_out_of_reach_only_below_its_concurrent_limit(bench, record):
+    """Target 3's floor (85% of min(DMA, host copy), each alone): out of reach only where the host copy and the DMA
+    run at once reach less than it in the same run (``concurrent_limit``); never counted as met."""
+    name = "3. 268,435,456 B: reference >= 85% of min(pinned DMA, host copy) (GB/s)"
+
+    def check(limit: float | None, ref: float) -> dict:
+        rows = copy.deepcopy(record)
+        row = next(r for r in rows["throughput"] if r["bytes"] == 256 << 20)
+        row.update(pinned_dma_limit=55.0, host_copy_rate=48.0, reference=ref)
+        if limit is not None:
+            row["concurrent_limit"] = limit
+        return next(c for c in bench.criteria(rows) if c["check"] == name)
+
+    assert check(None, 30.0).get("out_of_reach") is None  # no limit measured: a plain failure
+    low = check(36.0, 30.0)
+    assert not low["ok"] and low["out_of_reach"] == "host copy and DMA at once reach 36.00"
+    assert "out_of_reach" not in check(41.0, 30.0)  # 85% of 48 is 40.8: reachable, so failed
+    assert check(36.0, 41.0)["ok"]
+    rows = copy.deepcopy(record)
+    rows["criteria"] = [low, *bench.criteria(record)]
+    text = "\n".join(bench._verdicts(rows))
+    assert "1 of the others out of reach on this hardware" in text
+    assert f"| {name} | 30.00 | 40.80 | **no**, out of reach: host copy and DMA at once reach 36.00 |" in text
 
 
 def test_spreads_are_shown_where_a_run_kept_them(bench, record):
