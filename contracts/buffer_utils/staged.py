@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import faulthandler
 import os
 import pickle
 import signal
@@ -864,6 +865,9 @@ def _forked(run: Any) -> tuple[Any, ...] | int:
     pid = os.fork()
     if pid == 0:  # the child: run, send, leave without any of the parent's exit handlers
         os.close(read_fd)
+        # a child that dies of a signal is the parent's finding, reported with its signal: no "Fatal Python error"
+        # dump of pytest's faulthandler into the run's output from here
+        faulthandler.disable()
         try:
             result: tuple[Any, ...] = run()
         except BaseException as exc:  # noqa: BLE001 - whatever ended the run is sent to the parent, which reports it
