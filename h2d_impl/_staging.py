@@ -115,7 +115,7 @@ def _contiguous_strides(shape: torch.Size) -> tuple[int, ...]:
 
 
 class _Chunk:
-    __slots__ = ("block", "start", "done", "stream", "key", "views", "marked")
+    __slots__ = ("block", "start", "done", "stream", "key", "views", "marked", "last")
 
     def __init__(self, block: torch.Tensor) -> None:
         self.block = block  # uint8, pinned (or pageable where pinning is off), contiguous
@@ -125,9 +125,27 @@ class _Chunk:
         self.stream: Any = None
         self.key: int = 0  # the pool's stream_key() of ``stream``
         self.marked = False  # start recorded for this use (mark_start)
+        # the whole-block view last made by tensor(start=0): (shape, dtype, view)
+        self.last: tuple[torch.Size, torch.dtype, torch.Tensor] | None = None
 
     def tensor(self, shape: torch.Size, dtype: torch.dtype, start: int = 0) -> torch.Tensor:
-        """A contiguous ``dtype`` tensor of ``shape`` in this chunk, from byte ``start`` (a multiple of the itemsize)."""
+        """A contiguous ``dtype`` tensor of ``shape`` in this chunk, from byte ``start`` (a multiple of the itemsize).
+
+        A block taken whole (``start`` 0) for the same shape and dtype as its last use gets that use's view again:
+        the view cost 8-16 us of a 1-16 MiB call behind a busy stream on the H200 (``dev/busy_path_probe.py``;
+        docs/performance.md). Only the reference's own copies read it.
+        """
+        if start == 0:
+            last = self.last
+            if last is not None and last[1] is dtype and last[0] == shape:
+                return last[2]
+            with torch.inference_mode(False):  # kept across calls: a view made in inference mode is an inference tensor
+                view = self._view(shape, dtype, 0)
+            self.last = (shape, dtype, view)
+            return view
+        return self._view(shape, dtype, start)
+
+    def _view(self, shape: torch.Size, dtype: torch.dtype, start: int) -> torch.Tensor:
         typed = self.views.get(dtype)
         if typed is None:
             whole = self.block.numel() - self.block.numel() % dtype.itemsize  # tests use odd chunk sizes

@@ -578,10 +578,13 @@ def _fast_path(data: Any, device: Any, dtype: Any, small_max: int) -> torch.Tens
       conj/neg bits): the zero-copy DMA, ``data.to(target, non_blocking=True)``, as
       :func:`_to_device`'s zero-copy branch;
     - a flat list or tuple (:func:`_host._flat_list`), a plain ``numpy.ndarray`` or a plain
-      pageable CPU tensor of at most ``small_max`` bytes in the target dtype: the same
-      source (:func:`_host._flat_list`, :func:`_host._numpy_to_tensor`), the same
-      :func:`check_representable`, and the same staging as :func:`_to_device`'s small
-      branch (:func:`_stage_small`).
+      pageable CPU tensor: the same source (:func:`_host._flat_list`,
+      :func:`_host._numpy_to_tensor`), the same :func:`check_representable`, and the same
+      staging as :func:`_to_device`: its small branch (:func:`_stage_small`) for at most
+      ``small_max`` bytes in the target dtype, one pooled block (:func:`_copy_pooled`) above.
+      The pooled branch skips ``_prepare`` and the second ``is_pinned()`` of the zero-copy
+      test: about 10 us of a 1 MiB call's 104 us behind a busy stream on the H200
+      (``dev/busy_path_probe.py``; docs/performance.md).
 
     Each input is tested for pinned memory once (``is_pinned()`` asks the driver: about 2 us on
     the H200 host), and only where that decides the path (the data's own dtype). Written
@@ -632,9 +635,9 @@ def _fast_path(data: Any, device: Any, dtype: Any, small_max: int) -> torch.Tens
     else:
         return None
     nbytes = source.numel() * dtype.itemsize
-    if nbytes > small_max:
-        return None
     check_representable(source, dtype)
+    if nbytes > small_max:
+        return _copy_pooled(source, dtype, target, None, _staging.MIN_BLOCK_BYTES, pin=pin_memory_available())
     return _stage_small(source, dtype, target, None, nbytes, pin_memory_available())
 
 
@@ -649,7 +652,8 @@ def _async_h2d(
 ) -> torch.Tensor:
     """:func:`async_tensor_h2d` with the staging knobs (smallest block, small-payload threshold) for tests that drive
     the pooled-block path with small inputs (``small_max=0``)."""
-    if out is None:
+    # the staging knobs of the tests (a smaller block) are the general path's: the fast path stages with the defaults
+    if out is None and min_block == _staging.MIN_BLOCK_BYTES:
         moved = _fast_path(data, device, dtype, small_max)
         if moved is not None:
             return moved

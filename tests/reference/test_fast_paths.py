@@ -347,22 +347,26 @@ def _outcome(call: Any, mode: _PinnedWithoutCuda) -> Any:
 
 # the fixture's patches hold for every example alike (resolved spellings, one host pool shared as the real one is)
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(data=_HOST_DATA, dtype=st.sampled_from(_TARGET_DTYPES), device=st.sampled_from(["cuda:0", _CUDA0, 0]))
+@given(
+    data=_HOST_DATA,
+    dtype=st.sampled_from(_TARGET_DTYPES),
+    device=st.sampled_from(["cuda:0", _CUDA0, 0]),
+    small=st.sampled_from([256 << 10, 0]),
+)
 def test_fast_path_stages_and_raises_as_the_general_path(
-    resolved_cuda0: Any, data: Any, dtype: Any, device: Any
+    resolved_cuda0: Any, data: Any, dtype: Any, device: Any, small: int
 ) -> None:
     """Every input the fast path takes is staged as the general path (``_prepare`` then ``_to_device``) stages it:
     the same dtype, shape and bytes, moved by the same ``.to(cuda:0, non_blocking=True, copy=True)``; every input it
     refuses is refused with the same exception type and message. (None, not taken, is always allowed: the general
-    path then runs.)"""
+    path then runs.) ``small`` 0 sends every non-empty input to the pooled branch, both paths alike."""
     R = resolved_cuda0
-    small = R._staging.SMALL_MAX_BYTES
     with warnings.catch_warnings(), _PinnedWithoutCuda() as mode:
         warnings.simplefilter("ignore", UserWarning)  # read-only arrays: torch's warning, the same on both routes
 
         def general() -> Any:
             source, dtype_, target = R._prepare(data, device, dtype, None, cpu_only=False)
-            return R._to_device(data, source, dtype_, target, None, pin=False)
+            return R._to_device(data, source, dtype_, target, None, pin=False, small_max=small)
 
         fast = _outcome(lambda: R._fast_path(data, device, dtype, small), mode)
         if fast is not None:

@@ -554,3 +554,27 @@ def test_pooled_staging_made_under_inference_mode_is_written_outside_it():
         with torch.inference_mode():
             h2d._to_device(big, big, dtype, cpu, None, pin=False)
         assert torch.equal(h2d._to_device(big, big, dtype, cpu, None, pin=False), big)
+
+
+def test_a_block_taken_whole_again_keeps_its_view_only_for_the_same_shape_and_dtype():
+    """``_Chunk.tensor(shape, dtype)`` of a block taken whole returns its last view again for the same shape and dtype
+    (one view object, no new ``as_strided``), a new one for another shape or dtype, and always a contiguous view of
+    the block's first bytes; a view first made inside ``torch.inference_mode()`` is a normal tensor, writable after
+    leaving it (a pooled block outlives the call)."""
+    chunk = _staging._Chunk(torch.zeros(64, dtype=torch.uint8))
+    a = chunk.tensor(torch.Size([4, 2]), torch.int32)
+    assert chunk.tensor(torch.Size([4, 2]), torch.int32) is a
+    b = chunk.tensor(torch.Size([8]), torch.int32)
+    c = chunk.tensor(torch.Size([4, 2]), torch.float32)
+    assert b is not a and c is not a and chunk.tensor(torch.Size([4, 2]), torch.int32) is not a
+    for view, shape, dtype in ((b, (8,), torch.int32), (c, (4, 2), torch.float32)):
+        assert view.shape == shape and view.dtype == dtype and view.is_contiguous()
+        assert view.data_ptr() == chunk.block.data_ptr()
+    b.copy_(torch.arange(8, dtype=torch.int32))
+    assert chunk.block[:32].view(torch.int32).tolist() == list(range(8))
+    fresh = _staging._Chunk(torch.zeros(64, dtype=torch.uint8))
+    with torch.inference_mode():
+        made = fresh.tensor(torch.Size([2]), torch.int64)
+    assert not made.is_inference()
+    fresh.tensor(torch.Size([2]), torch.int64).copy_(torch.tensor([5, 6]))  # outside the mode: no RuntimeError
+    assert fresh.block[:16].view(torch.int64).tolist() == [5, 6]
