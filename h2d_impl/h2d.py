@@ -574,9 +574,12 @@ def _fast_path(data: Any, device: Any, dtype: Any, small_max: int) -> torch.Tens
     dtype; anything else, bad input included, returns None before any work and takes the general
     path, which validates and raises as documented. Two calls:
 
-    - a plain, contiguous, pinned CPU tensor of the target dtype (not requiring grad, without
-      conj/neg bits): the zero-copy DMA, ``data.to(target, non_blocking=True)``, as
-      :func:`_to_device`'s zero-copy branch;
+    - a plain, pinned CPU tensor of the target dtype (not requiring grad, without conj/neg bits),
+      contiguous or dense in a permutation (:func:`_dense`): the zero-copy DMA,
+      ``data.to(target, non_blocking=True)``, made contiguous on the device for a permutation, as
+      :func:`_to_device`'s zero-copy branch (a permuted 16 MiB tensor spent about 12 us of 100 in
+      ``_prepare`` and a second ``is_pinned()`` behind a busy stream on the H200,
+      ``dev/busy_path_probe.py``; docs/performance.md);
     - a flat list or tuple (:func:`_host._flat_list`), a plain ``numpy.ndarray`` or a plain
       pageable CPU tensor: the same source (:func:`_host._flat_list`,
       :func:`_host._numpy_to_tensor`), the same :func:`check_representable`, and the same
@@ -618,7 +621,11 @@ def _fast_path(data: Any, device: Any, dtype: Any, small_max: int) -> torch.Tens
             return None
         if dtype is None or dtype is data.dtype:
             if data.is_pinned():
-                return data.to(target, non_blocking=True) if data.is_contiguous() else None
+                if data.is_contiguous():
+                    return data.to(target, non_blocking=True)
+                # dense in a permutation (.t(), channels-last): as _to_device's zero-copy branch, DMA'd as it
+                # lies and made contiguous on the device; a view with gaps takes the general path
+                return data.to(target, non_blocking=True).contiguous() if _dense(data) else None
             dtype = data.dtype
         source = data
     elif kind is list or kind is tuple:

@@ -220,6 +220,13 @@ def test_broken_fast_paths_are_caught(broken, monkeypatch):
 # --- h2d._fast_path: the zero-copy DMA of a pinned tensor and the small staged call, without the general layers ---
 
 
+class _Moved(str):
+    """The test double's stand-in for a device tensor: ``"moved"``, and ``"moved.contiguous()"`` once made contiguous."""
+
+    def contiguous(self) -> _Moved:
+        return _Moved(f"{self}.contiguous()")
+
+
 class _PinnedWithoutCuda(TorchFunctionMode):
     """Simulated pinned memory on a CPU-only build (``is_pinned()`` True for the storages marked here, each call
     counted), and every ``Tensor.to`` aimed at a CUDA device recorded instead of run (there is no CUDA to run it): the
@@ -244,7 +251,7 @@ class _PinnedWithoutCuda(TorchFunctionMode):
             return t.numel() > 0 and t.untyped_storage().data_ptr() in self.pinned
         if name == "to" and any(isinstance(a, torch.device) and a.type == "cuda" for a in args[1:]):
             self.moves.append((args[0].clone(), args[1:], kwargs, id(args[0])))  # inside its handler a mode is off
-            return "moved"
+            return _Moved("moved")
         return func(*args, **kwargs)
 
 
@@ -275,8 +282,9 @@ def resolved_cuda0(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def _pinned_cases(mode: _PinnedWithoutCuda) -> list[tuple[str, torch.Tensor, Any, bool]]:
-    """(name, data, device, whether the zero-copy branch takes it)."""
+    """(name, data, device, whether the fast path's zero-copy DMA takes it)."""
     base = mode.pin(torch.arange(12, dtype=torch.int32).reshape(3, 4))
+    channels_last = mode.pin(torch.arange(24.0).reshape(1, 2, 3, 4).contiguous(memory_format=torch.channels_last))
     grad = mode.pin(torch.ones(4))
     grad.requires_grad_(True)
     cplx = mode.pin(torch.ones(4, dtype=torch.complex64))
@@ -285,8 +293,10 @@ def _pinned_cases(mode: _PinnedWithoutCuda) -> list[tuple[str, torch.Tensor, Any
         ("pinned contiguous, torch.device('cuda', 0)", base, _CUDA0, True),
         ("pinned contiguous, 0", base, 0, True),
         ("pinned row slice (contiguous view)", base[1:], "cuda:0", True),
-        ("pinned transposed", base.t(), "cuda:0", False),
+        ("pinned transposed", base.t(), "cuda:0", True),
+        ("pinned channels-last", channels_last, "cuda:0", True),
         ("pinned column slice", base[:, :2], "cuda:0", False),
+        ("pinned every other row (a gap)", base[::2], "cuda:0", False),
         ("pinned, requires grad", grad, "cuda:0", False),
         ("pinned conj view", cplx.conj(), "cuda:0", False),
         ("pinned neg view", torch._neg_view(base), "cuda:0", False),
@@ -298,9 +308,11 @@ def _pinned_cases(mode: _PinnedWithoutCuda) -> list[tuple[str, torch.Tensor, Any
 
 
 def test_fast_path_zero_copy_takes_exactly_what_the_zero_copy_branch_takes(resolved_cuda0: Any) -> None:
-    """A pinned, contiguous, plain tensor aimed at an already resolved CUDA spelling is DMA'd from its own memory with
-    the same ``.to(target, non_blocking=True)`` as the zero-copy branch of ``_to_device``; every other pinned input
-    (strided, requiring grad, conj/neg views, uncached or bad devices) goes to the general path (None), unstaged."""
+    """A pinned plain tensor, contiguous or dense in a permutation, aimed at an already resolved CUDA spelling is DMA'd
+    from its own memory with the same ``.to(target, non_blocking=True)`` as the zero-copy branch of ``_to_device``, and
+    made contiguous on the device exactly where that branch makes it so (a permutation); the general path's own
+    result for each such input is the same call. Every other pinned input (views with gaps, requiring grad, conj/neg
+    views, uncached or bad devices) goes to the general path (None), unstaged."""
     R = resolved_cuda0
     with _PinnedWithoutCuda() as mode:
         for name, data, device, taken in _pinned_cases(mode):
@@ -309,10 +321,15 @@ def test_fast_path_zero_copy_takes_exactly_what_the_zero_copy_branch_takes(resol
             if not taken:
                 assert got is None and not mode.moves, name
                 continue
-            assert got == "moved", name
             ((moved, args, kwargs, moved_id),) = mode.moves
             assert moved_id == id(data) and args == (_CUDA0,) and kwargs == {"non_blocking": True}, name
-            assert R._zero_copy_ok(data, data, data.dtype) and data.is_contiguous(), name
+            assert R._zero_copy_ok(data, data, data.dtype) and R._dense(data), name
+            assert got == ("moved" if data.is_contiguous() else "moved.contiguous()"), name
+            mode.moves.clear()
+            source, dtype, target = R._prepare(data, _CUDA0, None, None, cpu_only=False)
+            general = R._to_device(data, source, dtype, target, None, pin=True)
+            ((_, g_args, g_kwargs, g_id),) = mode.moves
+            assert (general, g_args, g_kwargs, g_id) == (got, args, kwargs, moved_id), name
 
 
 _TARGET_DTYPES = [None, torch.int32, torch.int64, torch.float32, torch.float64, torch.bool, torch.uint8, torch.int8]
