@@ -144,7 +144,7 @@ def _target_throughput(res: dict) -> list[dict]:
         # a round above the model (rates vary between their measurements) raises the limit to that round
         model, best = pipeline_limit(r), _best_round(r, list(res.get("patterns", [])))
         if model is not None and best is not None:
-            why = f"a staged pipeline at this run's rates reaches {model:.2f} and the best round of any pattern"
+            why = f"the best round of any pattern {best:.2f} and a staged pipeline at this run's rates reach at most"
             out.append(_out_of_reach(check, max(model, best), why, at_least=True))
         else:
             out.append(check)

@@ -621,11 +621,14 @@ def _fast_path(data: Any, device: Any, dtype: Any, small_max: int) -> torch.Tens
             return None
         if dtype is None or dtype is data.dtype:
             if data.is_pinned():
-                if data.is_contiguous():
-                    return data.to(target, non_blocking=True)
-                # dense in a permutation (.t(), channels-last): as _to_device's zero-copy branch, DMA'd as it
-                # lies and made contiguous on the device; a view with gaps takes the general path
-                return data.to(target, non_blocking=True).contiguous() if _dense(data) else None
+                # contiguous, or dense in a permutation (.t(), channels-last): as _to_device's zero-copy branch,
+                # DMA'd as it lies and a permutation made contiguous on the device; a view with gaps takes the
+                # general path
+                contiguous = data.is_contiguous()
+                if not contiguous and not _dense(data):
+                    return None
+                moved: torch.Tensor = data.to(target, non_blocking=True)
+                return moved if contiguous else moved.contiguous()
             dtype = data.dtype
         source = data
     elif kind is list or kind is tuple:

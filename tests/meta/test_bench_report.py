@@ -187,8 +187,12 @@ def test_a_throughput_row_is_out_of_reach_only_below_its_pipeline_limit(bench, r
     assert 40.0 < model < 40.5
     assert "out_of_reach" not in check(31.0, 41.7)  # no rates at once measured: a plain failure
     low = check(31.0, 41.7, **at_once)  # 85% of 51.6 is 43.86, above both the model and 41.7
-    assert not low["ok"] and low["out_of_reach"].endswith(
-        f"reaches {model:.2f} and the best round of any pattern 41.70"
+    assert not low["ok"] and low["out_of_reach"] == (
+        "the best round of any pattern 41.70 and a staged pipeline at this run's rates reach at most 41.70"
+    )
+    above = check(31.0, 38.0, **at_once)  # the model above the best round: the limit is the model's
+    assert above["out_of_reach"].endswith(
+        f"of any pattern 38.00 and a staged pipeline at this run's rates reach at most {model:.2f}"
     )
     assert "out_of_reach" not in check(31.0, 44.0, **at_once)  # a round reached the floor: reachable
     fast = {"concurrent_host_gbps": 50.0, "concurrent_dma_gbps": 54.0}
@@ -198,7 +202,4 @@ def test_a_throughput_row_is_out_of_reach_only_below_its_pipeline_limit(bench, r
     rows["criteria"] = [low, *bench.criteria(record)]
     text = "\n".join(bench._verdicts(rows))
     assert "1 of the others out of reach on this hardware" in text
-    assert (
-        f"| {name} | 31.00 | 43.86 | **no**, out of reach: a staged pipeline at this run's rates reaches {model:.2f}"
-        in text
-    )
+    assert f"| {name} | 31.00 | 43.86 | **no**, out of reach: the best round of any pattern 41.70 and a staged" in text
