@@ -300,18 +300,19 @@ def _throughput(res: dict) -> list[str]:
     L = ["", "## (c) steady-state throughput (GB/s; ratio to the pinned DMA limit measured in this run)", ""]
     L += [
         "host copy: pageable -> preallocated pinned `copy_` alone (`host_copy_gbps`), which every staged pattern pays per call;",
-        "at once: the host copy / the DMA while the other runs on separate buffers, and the lower of the two",
-        "(`concurrent_limit_gbps`), and the most any schedule of the two steps sustains at these four rates",
-        "(`pipeline_limit`); calls: per sample",
+        "at once: the host copy / the DMA while the other runs on separate buffers (`concurrent_limit_gbps`);",
+        "pipeline limit: the most any schedule of the two steps sustains at these four rates (`pipeline_limit`);",
+        "calls: per sample",
         "",
     ]
     L += _table(["bytes", "limit", "host copy", "at once: host / DMA; pipeline limit", "calls", *names])
     for r in res["throughput"]:
         lim = r["pinned_dma_limit"]
         hc = f"{r['host_copy_rate']:.1f}" if "host_copy_rate" in r else "-"
+        model = pipeline_limit(r)
         both = (
-            f"{r['concurrent_host_gbps']:.1f} / {r['concurrent_dma_gbps']:.1f}; **{pipeline_limit(r):.1f}**"
-            if pipeline_limit(r) is not None
+            f"{r['concurrent_host_gbps']:.1f} / {r['concurrent_dma_gbps']:.1f}; **{model:.1f}**"
+            if model is not None
             else "-"
         )
         cells = " | ".join(f"{_cell(r, n, 1)} ({r[n] / lim:.0%})" for n in names)
