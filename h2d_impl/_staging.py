@@ -24,12 +24,13 @@ reused once ``done`` has completed. Otherwise the oldest in-flight one decides:
 - while the pool holds less than the call's payload, it allocates even if a finished
   block exists: it comes to hold the largest payload seen (up to the cap), so a later call
   of that size behind a busy stream finds what it needs.
-- while it holds less than ``max(MIN_DEPTH_BYTES, 2 blocks)``: allocate (enough in flight
-  for one call's host copy to overlap the previous call's DMA).
+- while it holds fewer than :data:`MIN_DEPTH_BLOCKS` blocks (three): allocate (enough in
+  flight for one call's host copy to overlap the DMAs of the calls before it).
 - beyond that, if the oldest's ``start`` has completed, the stream is running *our*
-  copies, so waiting for its ``done`` costs at most one block's DMA, less than pinning
-  more memory (``cudaHostAlloc`` of 4 MiB took 1-2 ms behind a busy stream on the H200):
-  wait. This keeps back-to-back calls near the DMA limit without the pool growing.
+  copies, so waiting for its ``done`` costs at most one block's DMA (about 18 us per MiB at
+  55 GB/s), far less than pinning another block (``cudaHostAlloc``: about 0.25 ms per MiB,
+  1-2 ms for 4 MiB behind a busy stream on the H200): wait. This keeps back-to-back calls
+  near the DMA limit without the pool growing.
 - otherwise other work (a kernel, a busy stream) is ahead of our copies and the wait is
   unbounded: allocate, never wait, unless the pool already holds its cap
   (:data:`MAX_RETAINED_BYTES` or two blocks, whichever is larger); only then wait
@@ -65,6 +66,7 @@ import torch
 __all__ = [
     "MIN_BLOCK_BYTES",
     "MAX_RETAINED_BYTES",
+    "MIN_DEPTH_BLOCKS",
     "MIN_DEPTH_BYTES",
     "SMALL_CHUNK_BYTES",
     "SMALL_MAX_BYTES",
@@ -84,11 +86,19 @@ SMALL_CHUNK_BYTES = 1 << 20
 SMALL_MAX_RETAINED_BYTES = 64 << 20
 #: Payloads of at most this many bytes are sub-allocated from the small pool.
 SMALL_MAX_BYTES = 256 << 10
-#: Below this many retained bytes (or two blocks) a pool allocates rather than wait for its
-#: oldest: about 1.2 ms of DMA queued at 55 GB/s while the host stages the next call. A
-#: pool that waited as soon as its oldest copy had started (an earlier version) held one or two chunks,
-#: serialised host copy and DMA, and reached 15-17 GB/s at every size (H200).
-MIN_DEPTH_BYTES = 64 << 20
+#: Below this many blocks a large pool allocates rather than wait for its running oldest: with
+#: k blocks, a call that has waited for the oldest still has k - 1 DMAs queued to overlap its host
+#: copy. One block serialised host copy and DMA (15-17 GB/s at every size on the H200, an earlier
+#: version); with two, a host step longer than one DMA (a 4 MiB call's host time is about one
+#: 4 MiB DMA) idles the copy engine; ``dev/pool_sim.py`` models three as the least depth that
+#: absorbs host jitter of a few tens of us.
+MIN_DEPTH_BLOCKS = 3
+#: Below this many retained bytes a pool also allocates rather than wait (a byte floor under
+#: :data:`MIN_DEPTH_BLOCKS`; tests set it). Until 2026-12 it was 64 MiB: 16 blocks of 4 MiB,
+#: pinned one ``cudaHostAlloc`` at a time while back-to-back calls ran (about 1 ms each, a dozen
+#: 4 MiB DMAs) instead of a wait of at most one DMA: in ``dev/pool_sim.py`` that rule alone holds the
+#: bench's 4 and 16 MiB samples to 28-31 GB/s at a 52.5 GB/s DMA limit (the H200 measured 25 and 37).
+MIN_DEPTH_BYTES = 0
 #: Pinned bytes one pool may hold before a call waits for the oldest queued copy
 #: (backpressure); ``H2D_STAGING_MAX_BYTES`` in the environment overrides it.
 MAX_RETAINED_BYTES = int(os.environ.get("H2D_STAGING_MAX_BYTES", 1 << 30))
@@ -224,7 +234,7 @@ class StagingPool:
         ``want``: bytes of the call this chunk serves (its whole payload). Below ``want``
         retained bytes the pool allocates, reusable chunks or not (it comes to hold the
         largest payload seen, up to ``max_retained``). Below
-        ``max(MIN_DEPTH_BYTES, two chunks)`` retained bytes it allocates rather than waits,
+        ``max(MIN_DEPTH_BYTES, MIN_DEPTH_BLOCKS chunks)`` retained bytes it allocates rather than waits,
         so one call can always be staged whole without waiting (a call behind a busy
         stream reuses what its predecessors allocated) and back-to-back calls keep enough
         chunks in flight for the host copy to overlap the DMA. ``max_retained`` bounds
@@ -290,7 +300,7 @@ class StagingPool:
                 chunk = ready
             elif (
                 oldest is not None
-                and grow > min(max(MIN_DEPTH_BYTES, 2 * self.chunk_bytes), self.max_retained)
+                and grow > min(max(MIN_DEPTH_BYTES, MIN_DEPTH_BLOCKS * self.chunk_bytes), self.max_retained)
                 and ((self.wait_if_started and oldest.start.query()) or grow > self.max_retained)
             ):
                 # Our own copies are running (a wait of at most one chunk's DMA), or the pool is

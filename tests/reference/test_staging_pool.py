@@ -130,9 +130,10 @@ def test_waits_only_for_its_own_running_copy(monkeypatch):
     monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
     pool, clock = _pool()
     a = _use(pool, clock)
-    _use(pool, clock)  # two blocks in flight: the depth (at least two blocks) is reached
+    _use(pool, clock)
+    _use(pool, clock)  # three blocks in flight: the depth (MIN_DEPTH_BLOCKS) is reached
     clock.current.run(a.start.pos)  # the stream reached our copy; it is running
-    assert pool.take() is a and pool.allocations == 2
+    assert pool.take() is a and pool.allocations == 3
     assert len(clock.waits) == 1
 
 
@@ -396,20 +397,26 @@ def _in_flight(pool, clock, k: int, *, behind_other_work: bool, started: bool):
     return chunks
 
 
-def test_the_depth_budget_is_inclusive_and_counts_two_blocks(monkeypatch):
-    """Growing to exactly max(MIN_DEPTH_BYTES, 2 blocks) allocates; one block more waits for the running oldest."""
+def test_the_depth_budget_is_inclusive_and_counts_three_blocks(monkeypatch):
+    """Growing to exactly max(MIN_DEPTH_BYTES, MIN_DEPTH_BLOCKS blocks) allocates; one block more waits for the running
+    oldest (a wait of at most one block's DMA, not a cudaHostAlloc: dev/pool_sim.py)."""
+    assert _staging.MIN_DEPTH_BLOCKS == 3
     monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
     pool, clock = _pool(chunk=64)
-    _in_flight(pool, clock, 1, behind_other_work=False, started=True)
-    pool.take()  # grow to 128 == 2 blocks: allocate, no wait
-    assert pool.allocations == 2 and pool.waits == 0 and not clock.waits
-    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 192)
+    _in_flight(pool, clock, 2, behind_other_work=False, started=True)
+    pool.take()  # grow to 192 == 3 blocks: allocate, no wait
+    assert pool.allocations == 3 and pool.waits == 0 and not clock.waits
+    pool1, clock1 = _pool(chunk=64)
+    _in_flight(pool1, clock1, 3, behind_other_work=False, started=True)
+    pool1.take()  # 256 > 3 blocks and the oldest is running: wait
+    assert pool1.allocations == 3 and pool1.waits == 1 == len(clock1.waits)
+    monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 256)
     pool2, clock2 = _pool(chunk=64)
-    _in_flight(pool2, clock2, 2, behind_other_work=False, started=True)
-    pool2.take()  # grow to 192 == MIN_DEPTH_BYTES: allocate
-    assert pool2.allocations == 3 and pool2.waits == 0
-    pool2.take()  # 256 > 192 and the oldest is running: wait
-    assert pool2.allocations == 3 and pool2.waits == 1 == len(clock2.waits)
+    _in_flight(pool2, clock2, 3, behind_other_work=False, started=True)
+    pool2.take()  # grow to 256 == MIN_DEPTH_BYTES: allocate
+    assert pool2.allocations == 4 and pool2.waits == 0
+    pool2.take()  # 320 > 256 and the oldest is running: wait
+    assert pool2.allocations == 4 and pool2.waits == 1 == len(clock2.waits)
 
 
 def test_a_small_pool_past_the_depth_still_allocates_for_a_running_oldest(monkeypatch):
