@@ -82,14 +82,17 @@ def ring(depth: int, data: torch.Tensor, device: torch.device) -> Callable[[], t
 
 def with_depth(depth_bytes: int, blocks: int, data: torch.Tensor, device: torch.device) -> Callable[[], torch.Tensor]:
     """The reference with its pools' depth ``max(depth_bytes, blocks blocks)`` for the call."""
+    knobs = ("MIN_DEPTH_BYTES", "MIN_DEPTH_BLOCKS", "SPARE_BLOCK_MAX_BYTES")
 
     def call() -> torch.Tensor:
-        saved = _staging.MIN_DEPTH_BYTES, _staging.MIN_DEPTH_BLOCKS
-        _staging.MIN_DEPTH_BYTES, _staging.MIN_DEPTH_BLOCKS = depth_bytes, blocks
+        saved = [getattr(_staging, k) for k in knobs]
+        for k, v in zip(knobs, (depth_bytes, blocks, 0)):
+            setattr(_staging, k, v)
         try:
             return h2d_impl.async_tensor_h2d(data, device)
         finally:
-            _staging.MIN_DEPTH_BYTES, _staging.MIN_DEPTH_BLOCKS = saved
+            for k, v in zip(knobs, saved):
+                setattr(_staging, k, v)
 
     return call
 

@@ -8,7 +8,7 @@ each step's cost, one stream runs DMAs in order, an event completes when the wor
 (``cudaHostAlloc``: about 0.25 ms per MiB on the H200, _staging's module docstring); ``--jitter-us`` adds an
 exponential extra host time per call (seeded). It runs the bench's sample
 (caches emptied, ``min(calls, 8)`` warm calls, a sync, ``calls`` timed calls, a sync) and prints GB/s and the
-allocations and waits within the timed calls, per ``MIN_DEPTH_BYTES`` (with ``MIN_DEPTH_BLOCKS`` at ``--blocks``).
+allocations and waits within the timed calls, per ``MIN_DEPTH_BYTES``, the depth in blocks at ``--blocks`` (no spare block).
 
 The costs are inputs, not measurements of this run; ``dev/pool_depth_probe.py`` measures the same sample on a GPU.
 Usage: ``python3 dev/pool_sim.py [--host-gbps 80 --dma-gbps 52.5 --call-us 30]``.
@@ -66,7 +66,7 @@ class Clock:
 
 def sample(depth: int, nbytes: int, calls: int, args: Any) -> tuple[float, int, int, int]:
     """GB/s of the timed calls, and the allocations and waits within them, and the blocks held at the end."""
-    _staging.MIN_DEPTH_BYTES, _staging.MIN_DEPTH_BLOCKS = depth, args.blocks
+    _staging.MIN_DEPTH_BYTES, _staging.MIN_DEPTH_BLOCKS, _staging.SPARE_BLOCK_MAX_BYTES = depth, args.blocks, 0
     clock = Clock(args.query_us)
     pool = _staging.StagingPool(torch.device("cpu"), nbytes, pin=False, small=False, clock=clock)
     alloc = pool._alloc

@@ -24,13 +24,14 @@ reused once ``done`` has completed. Otherwise the oldest in-flight one decides:
 - while the pool holds less than the call's payload, it allocates even if a finished
   block exists: it comes to hold the largest payload seen (up to the cap), so a later call
   of that size behind a busy stream finds what it needs.
-- while it holds fewer than :data:`MIN_DEPTH_BLOCKS` blocks (three): allocate (enough in
-  flight for one call's host copy to overlap the DMAs of the calls before it).
+- while it holds fewer than two blocks (:data:`MIN_DEPTH_BLOCKS`; three for blocks of at
+  most 4 MiB, :data:`SPARE_BLOCK_MAX_BYTES`): allocate (enough in flight for one call's
+  host copy to overlap the DMAs of the calls before it).
 - beyond that, if the oldest's ``start`` has completed, the stream is running *our*
   copies, so waiting for its ``done`` costs at most one block's DMA (about 18 us per MiB at
-  55 GB/s), far less than pinning another block (``cudaHostAlloc``: about 0.25 ms per MiB,
-  1-2 ms for 4 MiB behind a busy stream on the H200): wait. This keeps back-to-back calls
-  near the DMA limit without the pool growing.
+  55 GB/s), far less than pinning another block (``cudaHostAlloc``: about 0.9 ms plus
+  0.25 ms per MiB on the H200, ``dev/pool_depth_probe.py``): wait. This keeps back-to-back
+  calls near the DMA limit without the pool growing.
 - otherwise other work (a kernel, a busy stream) is ahead of our copies and the wait is
   unbounded: allocate, never wait, unless the pool already holds its cap
   (:data:`MAX_RETAINED_BYTES` or two blocks, whichever is larger); only then wait
@@ -68,6 +69,7 @@ __all__ = [
     "MAX_RETAINED_BYTES",
     "MIN_DEPTH_BLOCKS",
     "MIN_DEPTH_BYTES",
+    "SPARE_BLOCK_MAX_BYTES",
     "SMALL_CHUNK_BYTES",
     "SMALL_MAX_BYTES",
     "StagingPool",
@@ -89,15 +91,21 @@ SMALL_MAX_BYTES = 256 << 10
 #: Below this many blocks a large pool allocates rather than wait for its running oldest: with
 #: k blocks, a call that has waited for the oldest still has k - 1 DMAs queued to overlap its host
 #: copy. One block serialised host copy and DMA (15-17 GB/s at every size on the H200, an earlier
-#: version); with two, a host step longer than one DMA (a 4 MiB call's host time is about one
-#: 4 MiB DMA) idles the copy engine; ``dev/pool_sim.py`` models three as the least depth that
-#: absorbs host jitter of a few tens of us.
-MIN_DEPTH_BLOCKS = 3
+#: version).
+MIN_DEPTH_BLOCKS = 2
+#: Pools of blocks of at most this many bytes keep one block more than :data:`MIN_DEPTH_BLOCKS`:
+#: a short DMA (a freshly written 4 MiB block's ran at about 20 GB/s, 200 us) is within a host
+#: step's jitter. In the bench's steady-state sample on the H200 (``dev/pool_depth_probe.py``,
+#: docs/performance.md) three blocks of 4 MiB gave 24-27 GB/s, two 22-23; at 16 and 64 MiB three
+#: gained nothing, and the third 64 MiB block's ``cudaHostAlloc`` (about 17 ms at the rate in the
+#: module docstring) fell within the timed calls in one round of three (9 GB/s).
+SPARE_BLOCK_MAX_BYTES = 4 << 20
 #: Below this many retained bytes a pool also allocates rather than wait (a byte floor under
-#: :data:`MIN_DEPTH_BLOCKS`; tests set it). Until 2026-12 it was 64 MiB: 16 blocks of 4 MiB,
-#: pinned one ``cudaHostAlloc`` at a time while back-to-back calls ran (about 1 ms each, a dozen
-#: 4 MiB DMAs) instead of a wait of at most one DMA: in ``dev/pool_sim.py`` that rule alone holds the
-#: bench's 4 and 16 MiB samples to 28-31 GB/s at a 52.5 GB/s DMA limit (the H200 measured 25 and 37).
+#: the block count; tests set it). Until 2026-12 it was 64 MiB: 16 blocks of 4 MiB, pinned one
+#: ``cudaHostAlloc`` at a time while back-to-back calls ran (about 1 ms each, a dozen 4 MiB DMAs)
+#: instead of a wait of at most one DMA: on the H200 that depth held the bench's steady-state
+#: sample to 12-14 GB/s at 4 MiB and 13-45 at 16 MiB, where two blocks gave 22-23 and 40-46
+#: (``dev/pool_depth_probe.py``; ``dev/pool_sim.py`` models it).
 MIN_DEPTH_BYTES = 0
 #: Pinned bytes one pool may hold before a call waits for the oldest queued copy
 #: (backpressure); ``H2D_STAGING_MAX_BYTES`` in the environment overrides it.
@@ -224,6 +232,11 @@ class StagingPool:
         self.allocations += 1
         return _Chunk(block)
 
+    def _depth_blocks(self) -> int:
+        """Blocks held before a take waits for its own running copy: :data:`MIN_DEPTH_BLOCKS`, one more for blocks of
+        at most :data:`SPARE_BLOCK_MAX_BYTES`."""
+        return MIN_DEPTH_BLOCKS + (self.chunk_bytes <= SPARE_BLOCK_MAX_BYTES)
+
     def take(self, want: int = 0) -> _Chunk:
         """A chunk no queued copy reads, for copies on the current stream (caller holds :attr:`lock`).
 
@@ -234,7 +247,7 @@ class StagingPool:
         ``want``: bytes of the call this chunk serves (its whole payload). Below ``want``
         retained bytes the pool allocates, reusable chunks or not (it comes to hold the
         largest payload seen, up to ``max_retained``). Below
-        ``max(MIN_DEPTH_BYTES, MIN_DEPTH_BLOCKS chunks)`` retained bytes it allocates rather than waits,
+        ``max(MIN_DEPTH_BYTES, two or three chunks)`` retained bytes (:meth:`_depth_blocks`) it allocates rather than waits,
         so one call can always be staged whole without waiting (a call behind a busy
         stream reuses what its predecessors allocated) and back-to-back calls keep enough
         chunks in flight for the host copy to overlap the DMA. ``max_retained`` bounds
@@ -300,7 +313,7 @@ class StagingPool:
                 chunk = ready
             elif (
                 oldest is not None
-                and grow > min(max(MIN_DEPTH_BYTES, MIN_DEPTH_BLOCKS * self.chunk_bytes), self.max_retained)
+                and grow > min(max(MIN_DEPTH_BYTES, self._depth_blocks() * self.chunk_bytes), self.max_retained)
                 and ((self.wait_if_started and oldest.start.query()) or grow > self.max_retained)
             ):
                 # Our own copies are running (a wait of at most one chunk's DMA), or the pool is

@@ -397,10 +397,10 @@ def _in_flight(pool, clock, k: int, *, behind_other_work: bool, started: bool):
     return chunks
 
 
-def test_the_depth_budget_is_inclusive_and_counts_three_blocks(monkeypatch):
-    """Growing to exactly max(MIN_DEPTH_BYTES, MIN_DEPTH_BLOCKS blocks) allocates; one block more waits for the running
-    oldest (a wait of at most one block's DMA, not a cudaHostAlloc: dev/pool_sim.py)."""
-    assert _staging.MIN_DEPTH_BLOCKS == 3
+def test_the_depth_budget_is_inclusive_and_counts_three_small_blocks(monkeypatch):
+    """Blocks of at most SPARE_BLOCK_MAX_BYTES: growing to exactly max(MIN_DEPTH_BYTES, three blocks) allocates; one
+    block more waits for the running oldest (a wait of at most one block's DMA, not a cudaHostAlloc: dev/pool_sim.py)."""
+    assert (_staging.MIN_DEPTH_BLOCKS, _staging.SPARE_BLOCK_MAX_BYTES) == (2, 4 << 20)
     monkeypatch.setattr(_staging, "MIN_DEPTH_BYTES", 64)
     pool, clock = _pool(chunk=64)
     _in_flight(pool, clock, 2, behind_other_work=False, started=True)
@@ -417,6 +417,20 @@ def test_the_depth_budget_is_inclusive_and_counts_three_blocks(monkeypatch):
     assert pool2.allocations == 4 and pool2.waits == 0
     pool2.take()  # 320 > 256 and the oldest is running: wait
     assert pool2.allocations == 4 and pool2.waits == 1 == len(clock2.waits)
+
+
+@pytest.mark.parametrize("chunk", [(4 << 20) + 64, 64 << 20])
+def test_larger_blocks_wait_past_two(chunk):
+    """Blocks above SPARE_BLOCK_MAX_BYTES: a third block is not pinned while the oldest copy runs (its cudaHostAlloc,
+    about 17 ms for 64 MiB, cost more than the wait); the second still is."""
+    pool, clock = _pool(chunk=chunk, cap=1 << 30)
+    _in_flight(pool, clock, 1, behind_other_work=False, started=True)
+    pool.take()  # grow to 2 blocks: allocate
+    assert pool.allocations == 2 and pool.waits == 0
+    pool2, clock2 = _pool(chunk=chunk, cap=1 << 30)
+    _in_flight(pool2, clock2, 2, behind_other_work=False, started=True)
+    pool2.take()  # 3 blocks > the depth and the oldest is running: wait
+    assert pool2.allocations == 2 and pool2.waits == 1 == len(clock2.waits)
 
 
 def test_a_small_pool_past_the_depth_still_allocates_for_a_running_oldest(monkeypatch):
