@@ -19,6 +19,8 @@ HOT_SIZES = (1, 16, 256, 4096)
 HOT_KINDS = ("list", "ndarray", "tensor", "pinned")
 BUSY_SIZES = (4 << 10, 1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20)
 THROUGHPUT_FROM = 4 << 20
+THROUGHPUT_SIZES = (4 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30)
+COLD_SIZES = (4 << 10, 1 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30)
 #: Target numbers: hot path at most 0.9x vLLM and 1.5x the minimal staged call; throughput at least 85% of
 #: min(pinned DMA, host copy); like with like at most 1.1x vLLM plus what its user adds.
 HOT_VS_VLLM, HOT_VS_FLOOR, FLOOR_SHARE, LIKE_WITH_LIKE = 0.9, 1.5, 0.85, 1.1
@@ -128,12 +130,12 @@ def _target_busy(res: dict) -> list[dict]:
 
 def _target_throughput(res: dict) -> list[dict]:
     """Target 3: steady state, every size from 4 MiB: reference >= vLLM and >= 85% of min(pinned DMA, host copy)."""
+    rows = {r["bytes"]: r for r in res.get("throughput", []) if r["bytes"] >= THROUGHPUT_FROM}
     out = []
-    for r in res.get("throughput", []):
-        if r["bytes"] < THROUGHPUT_FROM:
-            continue
+    for nbytes in sorted(set(THROUGHPUT_SIZES) | set(rows)):  # a size the run left out is "not measured"
+        r = rows.get(nbytes, {})
         ref = _get(r, "reference")
-        what = f"3. {r['bytes']:,} B: reference"
+        what = f"3. {nbytes:,} B: reference"
         out.append(_check(3, f"{what} >= vllm (GB/s)", ref, _get(r, "vllm"), at_least=True))
         dma, host = _get(r, "pinned_dma_limit"), _get(r, "host_copy_rate")
         floor = None if dma is None or host is None else FLOOR_SHARE * min(dma, host)
@@ -153,9 +155,15 @@ def _target_throughput(res: dict) -> list[dict]:
 
 def _target_cold(res: dict) -> list[dict]:
     """Target 4: the first call of each size, cold caches, behind the busy stream: reference <= vLLM."""
-    return [
-        _check(4, f"4. {r['bytes']:,} B cold, busy: reference <= vllm (ms)", _get(r, "reference"), _get(r, "vllm"))
-        for r in res.get("cold", [])
+    rows = {r["bytes"]: r for r in res.get("cold", [])}
+    return [  # a size the run left out (a run cut short before (e)) is "not measured"
+        _check(
+            4,
+            f"4. {n:,} B cold, busy: reference <= vllm (ms)",
+            _get(rows.get(n), "reference"),
+            _get(rows.get(n), "vllm"),
+        )
+        for n in sorted(set(COLD_SIZES) | set(rows))
     ]
 
 

@@ -48,13 +48,14 @@ def test_every_target_has_its_checks_on_every_row(bench, record):
     4 MiB; target 4 once a cold size; target 5 (or 2) for each pinned layout, with its warm-call bound."""
     got = bench.criteria(record)
     count = {t: sum(c["target"] == t for c in got) for t in range(1, 6)}
-    throughput = sum(r["bytes"] >= 4 << 20 for r in record["throughput"])
+    throughput = len(set(bench.THROUGHPUT_SIZES) | {r["bytes"] for r in record["throughput"] if r["bytes"] >= 4 << 20})
+    cold = len(set(bench.COLD_SIZES) | {r["bytes"] for r in record["cold"]})
     layouts = len(record["layouts"])
     assert count[1] == 2 * len(bench.HOT_SIZES) * len(bench.HOT_KINDS) == 32
     assert (
         count[2] == 2 * len(bench.BUSY_SIZES) + layouts
     )  # each layout's bound (and its vs-vLLM check where it is one)
-    assert count[3] == 2 * throughput and count[4] == len(record["cold"]) and count[5] == layouts
+    assert count[3] == 2 * throughput == 10 and count[4] == cold == 6 and count[5] == layouts
     assert all(isinstance(c["ok"], bool) for c in got)
 
 
@@ -73,6 +74,19 @@ def test_what_a_run_did_not_measure_fails_its_check(bench, record):
     rows["criteria"] = got
     text = "\n".join(bench._verdicts(rows))
     assert "| 1. n=1 pinned, idle: reference <= 0.9x vllm (us) | - | - | **not measured** |" in text
+
+
+def test_a_run_cut_short_fails_the_rows_it_never_reached(bench, record):
+    """A run stopped before its cold section (e), and one missing a throughput size: their target-3 and target-4 checks
+    are listed and failed ("not measured"), not dropped (a bench cut by its time limit once gave 64 checks, not 70)."""
+    rows = copy.deepcopy(record)
+    rows["cold"] = []
+    rows["throughput"] = [r for r in rows["throughput"] if r["bytes"] != 1 << 30]
+    got = bench.criteria(rows)
+    missing = {c["check"] for c in got if c.get("note") == "not measured" and c["target"] in (3, 4)}
+    assert {f"4. {n:,} B cold, busy: reference <= vllm (ms)" for n in bench.COLD_SIZES} <= missing
+    assert "3. 1,073,741,824 B: reference >= vllm (GB/s)" in missing
+    assert len(got) == len(bench.criteria(record))
 
 
 @pytest.mark.parametrize(
