@@ -373,6 +373,37 @@ def concurrent_limit_gbps(
 MIN_STEADY_CALLS = 8
 
 
+def steady_gbps(
+    call: Callable[[], Any],
+    nbytes: int,
+    calls: int,
+    device: torch.device,
+    before_timing: Callable[[], Any] | None = None,
+) -> float:
+    """One steady-state sample of section (c): GB/s of ``calls`` back-to-back calls of ``nbytes`` each.
+
+    Each pattern from the same start: the caching host allocator emptied (no pattern inherits pinned blocks an earlier
+    one allocated: without this, the first pattern measured, the reference, paid the cudaHostAlloc calls the later ones
+    reused), then warmed by back-to-back calls, as many as the measurement keeps in flight (at most 8), a sync, and
+    ``calls`` timed calls, the first four results held (no early reuse of their memory). ``before_timing``, if given,
+    runs right before the timed calls (``dev/pool_depth_probe.py`` reads the pool's counters there).
+    """
+    empty_host_caches()
+    for _ in range(min(calls, 8)):
+        call()
+    torch.cuda.synchronize(device)
+    if before_timing is not None:
+        before_timing()
+    t0 = time.perf_counter()
+    keep = [call() for _ in range(min(calls, 4))]  # hold a few results: no early reuse
+    for _ in range(calls - len(keep)):
+        call()
+    torch.cuda.synchronize(device)
+    gbps = calls * nbytes / (time.perf_counter() - t0) / 1e9
+    del keep
+    return gbps
+
+
 def bench_throughput(
     device: torch.device, pats: dict[str, Pattern], sizes: list[int], total_bytes: int, rounds: int = 3
 ) -> tuple[list[dict], dict[int, float]]:
@@ -395,27 +426,9 @@ def bench_throughput(
             "concurrent_host_gbps": both["host_gbps"],
             "concurrent_dma_gbps": both["dma_gbps"],
         }
-
-        def sample(call: Callable[[], Any]) -> float:
-            # Each pattern from the same start: the caching host allocator emptied (no pattern
-            # inherits pinned blocks an earlier one allocated: without this, the first pattern
-            # measured, the reference, paid the cudaHostAlloc calls the later ones reused), then
-            # warmed by back-to-back calls, as many as the measurement keeps in flight.
-            empty_host_caches()
-            for _ in range(min(per_round, 8)):
-                call()
-            torch.cuda.synchronize(device)
-            t0 = time.perf_counter()
-            keep = [call() for _ in range(min(per_round, 4))]  # hold a few results: no early reuse
-            for _ in range(per_round - len(keep)):
-                call()
-            torch.cuda.synchronize(device)
-            gbps = per_round * nbytes / (time.perf_counter() - t0) / 1e9
-            del keep
-            return gbps
-
         per_round = max(MIN_STEADY_CALLS, calls // rounds)
         row["calls_per_round"] = per_round
+        sample = functools.partial(steady_gbps, nbytes=nbytes, calls=per_round, device=device)
         row.update(rotated_medians({n: functools.partial(fn, data, device) for n, fn in pats.items()}, rounds, sample))
         rows.append(row)
         print(f"(c) {nbytes:>11d} B x{calls}: " + _floats(row), flush=True)

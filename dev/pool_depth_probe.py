@@ -37,7 +37,10 @@ from h2d_contracts import h2d_impl
 from h2d_contracts.h2d_impl import _staging
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from h2d_bench import cycles_per_ms, empty_host_caches  # the bench's own calibration and cold start
+from h2d_bench import cycles_per_ms, empty_host_caches, steady_gbps  # the bench's calibration, cold start, sample
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from large_copy_probe import ring  # the same bare ring of preallocated pinned buffers
 
 
 def pool_counts() -> tuple[int, int]:
@@ -46,38 +49,12 @@ def pool_counts() -> tuple[int, int]:
 
 
 def steady(call: Callable[[], Any], nbytes: int, calls: int, device: torch.device) -> tuple[float, int, int]:
-    """GB/s of ``calls`` timed calls as the bench's section (c) samples them, and the pool's allocations and waits
-    within them."""
-    empty_host_caches()
-    for _ in range(min(calls, 8)):
-        call()
-    torch.cuda.synchronize(device)
-    a0, w0 = pool_counts()
-    t0 = time.perf_counter()
-    keep = [call() for _ in range(min(calls, 4))]
-    for _ in range(calls - len(keep)):
-        call()
-    torch.cuda.synchronize(device)
-    gbps = calls * nbytes / (time.perf_counter() - t0) / 1e9
-    a1, w1 = pool_counts()
-    del keep
+    """GB/s of ``calls`` timed calls as the bench's section (c) samples them (its own :func:`steady_gbps`), and the
+    pool's allocations and waits within them."""
+    before: list[tuple[int, int]] = []
+    gbps = steady_gbps(call, nbytes, calls, device, before_timing=lambda: before.append(pool_counts()))
+    (a0, w0), (a1, w1) = before[0], pool_counts()
     return gbps, a1 - a0, w1 - w0
-
-
-def ring(depth: int, data: torch.Tensor, device: torch.device) -> Callable[[], torch.Tensor]:
-    bufs = [torch.empty_like(data, pin_memory=True) for _ in range(depth)]
-    events = [torch.cuda.Event() for _ in range(depth)]
-    state = {"i": 0}
-
-    def call() -> torch.Tensor:
-        i = state["i"] = (state["i"] + 1) % depth
-        events[i].synchronize()
-        bufs[i].copy_(data)
-        moved = bufs[i].to(device, non_blocking=True)
-        events[i].record()
-        return moved
-
-    return call
 
 
 def with_depth(depth_bytes: int, blocks: int, data: torch.Tensor, device: torch.device) -> Callable[[], torch.Tensor]:
