@@ -26,8 +26,6 @@ from h2d_contracts.h2d_impl import _staging
 
 
 class Stream:
-    key = 1
-
     def __init__(self) -> None:
         self.tail = 0.0  # when the last queued work item completes (us)
 

@@ -131,7 +131,7 @@ def test_waits_only_for_its_own_running_copy(monkeypatch):
     pool, clock = _pool()
     a = _use(pool, clock)
     _use(pool, clock)
-    _use(pool, clock)  # three blocks in flight: the depth (MIN_DEPTH_BLOCKS) is reached
+    _use(pool, clock)  # three blocks in flight: the depth of blocks this small (two and the spare) is reached
     clock.current.run(a.start.pos)  # the stream reached our copy; it is running
     assert pool.take() is a and pool.allocations == 3
     assert len(clock.waits) == 1
