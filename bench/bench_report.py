@@ -310,13 +310,15 @@ def _throughput(res: dict) -> list[str]:
         "host copy: pageable -> preallocated pinned `copy_` alone (`host_copy_gbps`), which every staged pattern pays per call;",
         "at once: the host copy / the DMA while the other runs on separate buffers (`concurrent_limit_gbps`);",
         "pipeline limit: the most any schedule of the two steps sustains at these four rates (`pipeline_limit`);",
+        "fresh DMA: one DMA of a pinned buffer the host has just written (`fresh_dma_gbps`);",
         "calls: per sample",
         "",
     ]
-    L += _table(["bytes", "limit", "host copy", "at once: host / DMA; pipeline limit", "calls", *names])
+    L += _table(["bytes", "limit", "host copy", "fresh DMA", "at once: host / DMA; pipeline limit", "calls", *names])
     for r in res["throughput"]:
         lim = r["pinned_dma_limit"]
         hc = f"{r['host_copy_rate']:.1f}" if "host_copy_rate" in r else "-"
+        fresh = f"{r['fresh_dma_gbps']:.1f}" if "fresh_dma_gbps" in r else "-"
         model = pipeline_limit(r)
         both = (
             f"{r['concurrent_host_gbps']:.1f} / {r['concurrent_dma_gbps']:.1f}; **{model:.1f}**"
@@ -324,7 +326,7 @@ def _throughput(res: dict) -> list[str]:
             else "-"
         )
         cells = " | ".join(f"{_cell(r, n, 1)} ({r[n] / lim:.0%})" for n in names)
-        L.append(f"| {r['bytes']:,} | {lim:.1f} | {hc} | {both} | {r.get('calls_per_round', '-')} | {cells} |")
+        L.append(f"| {r['bytes']:,} | {lim:.1f} | {hc} | {fresh} | {both} | {r.get('calls_per_round', '-')} | {cells} |")
     return L
 
 
