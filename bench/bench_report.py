@@ -326,7 +326,9 @@ def _throughput(res: dict) -> list[str]:
             else "-"
         )
         cells = " | ".join(f"{_cell(r, n, 1)} ({r[n] / lim:.0%})" for n in names)
-        L.append(f"| {r['bytes']:,} | {lim:.1f} | {hc} | {fresh} | {both} | {r.get('calls_per_round', '-')} | {cells} |")
+        L.append(
+            f"| {r['bytes']:,} | {lim:.1f} | {hc} | {fresh} | {both} | {r.get('calls_per_round', '-')} | {cells} |"
+        )
     return L
 
 
