@@ -1,0 +1,79 @@
+"""Where a cold small call's time goes behind a busy stream: the reference against vLLM (a GPU lab probe).
+
+Why: target 4 of issue 24 (the first call of each size, both host caches emptied, 100 ms queued on the stream:
+reference <= vLLM) fails at 4 KiB on the H200 (docs/performance.md: 1.42 against 1.17 ms, 1.70 against 1.09),
+and a cold pinned allocation costs the same 0.9 ms at 4 KiB and at the reference's 1 MiB small chunk
+(``dev/pool_depth_probe.py``), so the chunk's size is not the gap. This probe times the bench's section (e) sample
+(``empty_host_caches()``, ``torch.cuda._sleep`` of ``--busy-ms``, one call of a pageable int32 tensor, wall clock)
+for each pattern of the bench in ``--rounds`` interleaved rounds, then one more cold call of each under
+``torch.profiler`` (CPU activity) and prints its ten most expensive operators by self CPU time.
+
+Usage (a CUDA machine, the kit installed, vLLM importable for its row): ``OMP_NUM_THREADS=16 python3
+dev/cold_small_probe.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from h2d_bench import cycles_per_ms, empty_host_caches, patterns  # the bench's cold start and patterns
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bytes", type=int, nargs="+", default=[4096, 1 << 20])
+    ap.add_argument("--busy-ms", type=float, default=100.0)
+    ap.add_argument("--rounds", type=int, default=5)
+    args = ap.parse_args()
+    device = torch.device("cuda", torch.cuda.current_device())
+    cycles = int(args.busy_ms * cycles_per_ms(device))
+    pats = {n: p for n, p in patterns().items() if n != "naive"}
+    for nbytes in args.bytes:
+        data = torch.arange(nbytes // 4, dtype=torch.int32)
+
+        def cold(name: str, data: torch.Tensor = data) -> float:
+            empty_host_caches()
+            torch.cuda._sleep(cycles)
+            t0 = time.perf_counter_ns()
+            result = pats[name](data, device)
+            ms = (time.perf_counter_ns() - t0) / 1e6
+            torch.cuda.synchronize(device)
+            del result
+            return ms
+
+        for name in pats:  # one warm call each: imports, first-use setup
+            pats[name](data, device)
+        times: dict[str, list[float]] = {n: [] for n in pats}
+        names = list(pats)
+        for r in range(args.rounds):
+            for name in names[r % len(names) :] + names[: r % len(names)]:
+                times[name].append(cold(name))
+        for name, ts in times.items():
+            print(
+                f"cold {nbytes:>8d} B busy {args.busy_ms:.0f} ms {name:12s} ms median {statistics.median(ts):.3f} "
+                + " ".join(f"{t:.3f}" for t in ts),
+                flush=True,
+            )
+        for name in ("reference", "vllm"):
+            if name not in pats:
+                continue
+            empty_host_caches()
+            torch.cuda._sleep(cycles)
+            with profile(activities=[ProfilerActivity.CPU]) as prof:
+                result = pats[name](data, device)
+            torch.cuda.synchronize(device)
+            del result
+            print(f"profile {nbytes} B {name}:", flush=True)
+            print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=10), flush=True)
+
+
+if __name__ == "__main__":
+    main()
