@@ -39,7 +39,7 @@ from unittest import mock
 import numpy as np
 import pytest
 import torch
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from torch.overrides import TorchFunctionMode
 
@@ -200,7 +200,7 @@ def _fills_its_bytes(t: torch.Tensor) -> bool:
     if t.numel() == 0 or len(dims) > 6:
         return t.is_contiguous()
     return any(
-        t.permute(*perm, *[d for d in range(t.dim()) if d not in perm]).is_contiguous()
+        t.permute([*perm, *[d for d in range(t.dim()) if d not in perm]]).is_contiguous()
         for perm in itertools.permutations(dims)
     )
 
@@ -550,3 +550,37 @@ def test_describe_marks_pinned_and_pageable_where_pinning_exists(sim):
         assert _host.describe(meta) == "Tensor(shape=(2,), dtype=torch.float32, device=meta, stride=(1,))"
     with mock.patch.object(_host, "pin_memory_available", lambda: False):
         assert _host.describe(pinned) == "Tensor(shape=(2, 3), dtype=torch.float32, device=cpu, stride=(3, 1))"
+
+
+@st.composite
+def _strided_views(draw: st.DrawFn) -> torch.Tensor:
+    """A view of up to 5 dims of sizes 0-4: a permutation of a contiguous tensor (channels-last among them), perhaps
+    with one stride bumped (a gap or an overlap), or arbitrary strides 0-9."""
+    ndim = draw(st.integers(0, 5))
+    shape = draw(st.lists(st.integers(0, 4), min_size=ndim, max_size=ndim))
+    if draw(st.booleans()):
+        perm = draw(st.permutations(range(ndim)))
+        strides = [0] * ndim
+        step = 1
+        for d in reversed(perm):  # the last of perm fastest
+            strides[d] = step
+            step *= max(shape[d], 1)
+        if ndim and draw(st.booleans()):
+            d = draw(st.integers(0, ndim - 1))
+            strides[d] = max(0, strides[d] + draw(st.sampled_from([-1, 1, 2])))
+    else:
+        strides = draw(st.lists(st.integers(0, 9), min_size=ndim, max_size=ndim))
+    span = 1 + sum(st_ * (sz - 1) for st_, sz in zip(strides, shape)) if all(shape) else 1
+    return torch.zeros(max(span, 1)).as_strided(shape, strides)
+
+
+@settings(max_examples=500)  # about 1 ms each
+@given(t=_strided_views())
+# each special case of _dense next to its bound: a transposed matrix with a gap between columns, channels-last
+# 4-D and 5-D views with the channel dim fastest but a gap in a slower one
+@example(t=torch.zeros(8).as_strided((2, 2), (1, 3)))
+@example(t=torch.zeros(2, 3, 4, 6).contiguous(memory_format=torch.channels_last)[..., :5])
+@example(t=torch.zeros(2, 3, 2, 4, 6).contiguous(memory_format=torch.channels_last_3d)[..., :5])
+def test_dense_is_some_permutation_contiguous(t):
+    """``_dense`` (its special cases for matrices and channels-last included) against the restated definition."""
+    assert R._dense(t) == _fills_its_bytes(t), (tuple(t.shape), t.stride())
