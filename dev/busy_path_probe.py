@@ -9,7 +9,9 @@ apart. Each sample here queues ``busy_ms`` of spin work, then times every step o
   reads), ``check_representable``, the pool's ``take``, the staging view, the host copy,
   ``mark_start``, the DMA (``.to(copy=True)``) and ``give_back``; vLLM: ``is_pinned()``,
   ``torch.empty(pin_memory=True)``, ``copy_``, ``.to(non_blocking=True)``;
-- a pinned ``.t()``: ``is_pinned()``, ``_dense``, ``.to`` and ``.contiguous()``; vLLM: the same without ``_dense``.
+- a pinned ``.t()``: ``is_pinned()``, ``_dense``, ``.to`` and ``.contiguous()``; vLLM: the same without ``_dense``;
+- beside them, the whole call of each (``ref call``: ``async_tensor_h2d``; ``vllm call``: the bench's vLLM pattern),
+  sampled the same way: do the steps add up to the call?
 
 The record of 2026-12-05 (docs/performance.md) was taken at 8db1a9a, before the fast path took these
 inputs, when the reference's steps were the fast path's checks (then None), ``_prepare`` and a second
@@ -29,11 +31,12 @@ from pathlib import Path
 
 import torch
 
+from h2d_contracts import h2d_impl
 from h2d_contracts.h2d_impl import _staging
 from h2d_contracts.h2d_impl import h2d as _h2d
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from h2d_bench import cycles_per_ms  # the bench's own calibration of the spin kernel
+from h2d_bench import cycles_per_ms, patterns  # the bench's own calibration of the spin kernel, its patterns
 
 
 class Laps:
@@ -101,6 +104,15 @@ def layout_steps(data: torch.Tensor, device: torch.device, *, reference: bool = 
     return laps.times
 
 
+def whole_call(call: Callable[[], object]) -> dict[str, float]:
+    """One whole call, timed as the bench's section (b) times it (the result dropped after the timing)."""
+    t0 = time.perf_counter_ns()
+    result = call()
+    us = (time.perf_counter_ns() - t0) / 1e3
+    del result
+    return {"call": us}
+
+
 def sampled(steps: Callable[[], dict[str, float]], busy: float, cpm: float, reps: int) -> dict[str, float]:
     got: dict[str, list[float]] = {}
     for _ in range(reps):
@@ -131,9 +143,13 @@ def report(label: str, calls: dict[str, Callable[[], dict[str, float]]], cpm: fl
 def main() -> None:
     device = torch.device("cuda", torch.cuda.current_device())
     cpm = cycles_per_ms(device)
+    pats = patterns()
     for nbytes in (1 << 20, 4 << 20, 16 << 20):
         data = torch.arange(nbytes // 4, dtype=torch.int32)
         calls = {"reference": lambda d=data: reference_steps(d, device), "vllm": lambda d=data: vllm_steps(d, device)}
+        calls["ref call"] = lambda d=data: whole_call(lambda: h2d_impl.async_tensor_h2d(d, device))
+        if "vllm" in pats:
+            calls["vllm call"] = lambda d=data: whole_call(lambda: pats["vllm"](d, device))
         report(f"{nbytes >> 20:3d} MiB", calls, cpm)
     base = torch.arange(2048 * 2048, dtype=torch.float32).reshape(2048, 2048).pin_memory().t()
     calls = {
