@@ -71,6 +71,7 @@ def main() -> None:
         }
         if vllm is not None:
             steps["vllm+contig"] = lambda t=t: vllm(t, device).contiguous()
+        h2d_impl.async_tensor_h2d(t, device)  # resolves the device once (the fast path's cache of spellings)
         if h2d._fast_path(t, device, None, _staging.SMALL_MAX_BYTES) is None:
             print(f"{label}: the fast path declines this input", flush=True)
         names = list(steps)
