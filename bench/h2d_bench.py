@@ -184,15 +184,26 @@ def busy_host_ms(
     return rotated_medians(calls, reps, sample)
 
 
+def round_order(names: list[str], r: int) -> list[str]:
+    """The order of round ``r``: each round starts one name later (no name is always the first sample after a row's
+    set-up), and odd rounds run the rest backwards, so each name follows two different names, not always the same
+    one. (Rotation alone kept one predecessor per name: in section (b) the reference always followed
+    ``buffer_floor`` and vLLM ``alloc_pinned``; on one H100 the bench's busy rows then had the reference at 1.7-1.8x
+    vLLM where ``dev/busy_path_probe.py``, each pattern sampled in a row, had them tie: docs/performance.md.)"""
+    k = r % len(names)
+    rest = names[k + 1 :] + names[:k]
+    return [names[k], *(reversed(rest) if r % 2 else rest)]
+
+
 def rotated_medians(
     calls: dict[str, Callable[[], Any]], rounds: int, sample: Callable[[Callable[[], Any]], float]
 ) -> dict[str, Any]:
-    """Median over ``rounds`` of ``sample(calls[name])`` per name, the calls interleaved round by round, each round
-    starting one later; under ``"spread"``, per name, ``[min, median, max]`` of its rounds."""
+    """Median over ``rounds`` of ``sample(calls[name])`` per name, the calls interleaved round by round (the order:
+    :func:`round_order`); under ``"spread"``, per name, ``[min, median, max]`` of its rounds."""
     names = list(calls)
     samples: dict[str, list[float]] = {name: [] for name in names}
     for r in range(rounds):
-        for name in names[r % len(names) :] + names[: r % len(names)]:
+        for name in round_order(names, r):
             samples[name].append(sample(calls[name]))
     out: dict[str, Any] = {name: statistics.median(v) for name, v in samples.items()}
     out["spread"] = {name: [min(v), statistics.median(v), max(v)] for name, v in samples.items()}
