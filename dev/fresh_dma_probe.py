@@ -16,6 +16,13 @@ same DMA again; medians printed. The ways:
 
 Run it twice to see the threshold's role: as is, and with
 ``GLIBC_TUNABLES=glibc.cpu.x86_non_temporal_threshold=0x4000`` (every share above 16 KiB written non-temporally).
+With ``OMP_WAIT_POLICY=PASSIVE`` torch's OpenMP threads sleep between its copies instead of spinning on the cores
+the threaded memmoves need (on the H200 the threaded memmoves beside spinning threads wrote at 0.3-15 GB/s).
+
+Then, with ``--pipeline-calls N`` (a CUDA machine), the question that decides a staging design: per size and way,
+N back-to-back staged calls through a ring of ``--ring`` preallocated pinned buffers (each: wait for the buffer's
+last DMA, write it from ``data``, one non_blocking DMA to the device, an event), GB/s over the N calls, three
+rounds: the most a staged copy written that way sustains, the write and its DMA overlapped.
 
 Usage (a CUDA machine, torch installed): ``OMP_NUM_THREADS=16 python3 dev/fresh_dma_probe.py``; without CUDA it
 prints the host rates only.
@@ -51,11 +58,47 @@ def memmove_writer(threads: int, pool: ThreadPoolExecutor | None) -> Callable[[t
     return write
 
 
+def pipelined_gbps(
+    write: Callable[[torch.Tensor, torch.Tensor], None], data: torch.Tensor, device: torch.device, ring: int, calls: int
+) -> float:
+    """GB/s of ``calls`` staged calls of ``data`` through ``ring`` pinned buffers written by ``write`` (see above)."""
+    bufs = [torch.empty_like(data, pin_memory=True) for _ in range(ring)]
+    dsts = [torch.empty_like(data, device=device) for _ in range(ring)]
+    done: list[torch.cuda.Event | None] = [None] * ring
+    for b in bufs:
+        b.zero_()  # first touch outside the timing; not the data, so a writer that wrote nothing fails the check
+
+    def call(i: int) -> None:
+        k = i % ring
+        event = done[k]
+        if event is not None:
+            event.synchronize()
+        write(bufs[k], data)
+        dsts[k].copy_(bufs[k], non_blocking=True)
+        event = torch.cuda.Event()
+        event.record()
+        done[k] = event
+
+    for i in range(2 * ring):
+        call(i)
+    torch.cuda.synchronize(device)
+    t0 = time.perf_counter()
+    for i in range(calls):
+        call(i)
+    torch.cuda.synchronize(device)
+    gbps = calls * data.numel() * data.element_size() / (time.perf_counter() - t0) / 1e9
+    if not torch.equal(dsts[(calls - 1) % ring].cpu(), data):
+        raise RuntimeError("the last staged copy differs from the data")
+    return gbps
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes-mib", type=int, nargs="+", default=[1, 4, 16, 64])
     ap.add_argument("--threads", type=int, nargs="+", default=[4, 8])
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--pipeline-calls", type=int, default=0, help="staged calls per pipelined sample (0: none)")
+    ap.add_argument("--ring", type=int, default=3)
     args = ap.parse_args()
     cuda = torch.cuda.is_available()
     device = torch.device("cuda", torch.cuda.current_device()) if cuda else None
@@ -106,6 +149,18 @@ def main() -> None:
                 line += f"  DMA GB/s just written {statistics.median(fresh):5.1f} again {statistics.median(again):5.1f}"
                 line += "  (just written " + " ".join(f"{g:.1f}" for g in fresh) + ")"
             print(line, flush=True)
+    if device is not None and args.pipeline_calls:
+        for mib in args.sizes_mib:
+            data = torch.arange((mib << 20) // 4, dtype=torch.int32)
+            for name, write in ways.items():
+                if "evict" in name:
+                    continue
+                rates = [pipelined_gbps(write, data, device, args.ring, args.pipeline_calls) for _ in range(3)]
+                print(
+                    f"pipeline {mib:4d} MiB {name:14s} ring{args.ring} x{args.pipeline_calls} GB/s "
+                    + " ".join(f"{g:5.1f}" for g in rates),
+                    flush=True,
+                )
     for p in pools.values():
         p.shutdown()
 
