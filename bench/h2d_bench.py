@@ -141,9 +141,12 @@ def staged_call(p: Any, device: torch.device) -> torch.Tensor:
     return out.copy_(pinned, non_blocking=True)
 
 
-def host_us(fn: Callable[[], Any], iters: int, device: torch.device) -> float:
-    """Median host time of one call in microseconds; syncs every 64 calls, outside the timing."""
-    for _ in range(min(100, iters)):
+def host_us(
+    fn: Callable[[], Any], iters: int, device: torch.device, *, warm: int | None = None, sync_every: int = 64
+) -> float:
+    """Median host time of one call in microseconds, after ``warm`` calls (default ``min(100, iters)``); syncs every
+    ``sync_every`` calls, outside the timing."""
+    for _ in range(min(100, iters) if warm is None else warm):
         fn()
     torch.cuda.synchronize(device)
     times = []
@@ -151,7 +154,7 @@ def host_us(fn: Callable[[], Any], iters: int, device: torch.device) -> float:
         t0 = time.perf_counter_ns()
         fn()
         times.append(time.perf_counter_ns() - t0)
-        if i % 64 == 63:
+        if i % sync_every == sync_every - 1:
             torch.cuda.synchronize(device)
     torch.cuda.synchronize(device)
     return statistics.median(times) / 1e3
@@ -310,6 +313,17 @@ def pinned_dma_gbps(device: torch.device, nbytes: int, reps: int = 10) -> float:
     return reps * nbytes / (s.elapsed_time(e) / 1e3) / 1e9
 
 
+def one_dma_gbps(dst: torch.Tensor, src: torch.Tensor) -> float:
+    """GB/s of one non_blocking copy of pinned ``src`` into device ``dst`` (same bytes), timed by CUDA events on the
+    current stream."""
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    dst.copy_(src, non_blocking=True)
+    e.record()
+    e.synchronize()
+    return src.numel() * src.element_size() / (s.elapsed_time(e) / 1e3) / 1e9
+
+
 def fresh_dma_gbps(device: torch.device, data: torch.Tensor, reps: int = 5) -> float:
     """One DMA's rate from a pinned buffer the host has just written (GB/s, median of ``reps``, CUDA events).
 
@@ -325,12 +339,7 @@ def fresh_dma_gbps(device: torch.device, data: torch.Tensor, reps: int = 5) -> f
     rates = []
     for _ in range(reps):
         pinned.copy_(data)
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        dst.copy_(pinned, non_blocking=True)
-        e.record()
-        e.synchronize()
-        rates.append(data.numel() * data.element_size() / (s.elapsed_time(e) / 1e3) / 1e9)
+        rates.append(one_dma_gbps(dst, pinned))
     return statistics.median(rates)
 
 

@@ -24,7 +24,7 @@ N back-to-back staged calls through a ring of ``--ring`` preallocated pinned buf
 last DMA, write it from ``data``, one non_blocking DMA to the device, an event), GB/s over the N calls, three
 rounds: the most a staged copy written that way sustains, the write and its DMA overlapped.
 
-Usage (a CUDA machine, torch installed): ``OMP_NUM_THREADS=16 python3 dev/fresh_dma_probe.py``; without CUDA it
+Usage (a CUDA machine, the kit installed): ``OMP_NUM_THREADS=16 python3 dev/fresh_dma_probe.py``; without CUDA it
 prints the host rates only.
 """
 
@@ -34,11 +34,16 @@ import argparse
 import ctypes
 import os
 import statistics
+import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from h2d_bench import one_dma_gbps  # the bench's one timed DMA
 
 
 def memmove_writer(threads: int, pool: ThreadPoolExecutor | None) -> Callable[[torch.Tensor, torch.Tensor], None]:
@@ -135,13 +140,8 @@ def main() -> None:
                 host.append(nbytes / (time.perf_counter() - t0) / 1e9)
                 if dst is None:
                     continue
-                for rates in (fresh, again):
-                    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    s.record()
-                    dst.copy_(pinned, non_blocking=True)
-                    e.record()
-                    e.synchronize()
-                    rates.append(nbytes / (s.elapsed_time(e) / 1e3) / 1e9)
+                fresh.append(one_dma_gbps(dst, pinned))
+                again.append(one_dma_gbps(dst, pinned))
                 if not torch.equal(dst.cpu(), data):
                     raise RuntimeError(f"{name} at {mib} MiB: the device copy differs from the data")
             line = f"fresh {mib:4d} MiB {name:14s} host GB/s {statistics.median(host):6.1f}"

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,22 +33,7 @@ from h2d_contracts import h2d_impl
 from h2d_contracts.h2d_impl import _staging, h2d
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from h2d_bench import _layout_inputs, patterns  # the bench's section (d) inputs and patterns
-
-
-def per_call_us(fn: Callable[[], Any], iters: int, device: torch.device) -> float:
-    for _ in range(8):
-        fn()
-    torch.cuda.synchronize(device)
-    times = []
-    for i in range(iters):
-        t0 = time.perf_counter_ns()
-        fn()
-        times.append(time.perf_counter_ns() - t0)
-        if i % 16 == 15:
-            torch.cuda.synchronize(device)
-    torch.cuda.synchronize(device)
-    return statistics.median(times) / 1e3
+from h2d_bench import _layout_inputs, host_us, patterns  # the bench's section (d) inputs, timer, patterns
 
 
 def main() -> None:
@@ -78,7 +62,7 @@ def main() -> None:
         times: dict[str, list[float]] = {n: [] for n in names}
         for r in range(args.rounds):
             for name in names[r % len(names) :] + names[: r % len(names)]:
-                times[name].append(per_call_us(steps[name], args.iters, device))
+                times[name].append(host_us(steps[name], args.iters, device, warm=8, sync_every=16))
         for name in names:
             ts = times[name]
             print(

@@ -37,7 +37,7 @@ from h2d_contracts import h2d_impl
 from h2d_contracts.h2d_impl import _staging
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from h2d_bench import cycles_per_ms, empty_host_caches, steady_gbps  # the bench's calibration, cold start, sample
+from h2d_bench import cycles_per_ms, empty_host_caches, one_dma_gbps, steady_gbps  # the bench's own
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from large_copy_probe import ring  # the same bare ring of preallocated pinned buffers
@@ -77,18 +77,11 @@ def with_depth(depth_bytes: int, blocks: int, data: torch.Tensor, device: torch.
 def fresh_dma(data: torch.Tensor, device: torch.device, reps: int = 5) -> tuple[float, float]:
     pinned = torch.empty_like(data, pin_memory=True)
     dst = torch.empty_like(data, device=device)
-    nbytes = data.numel() * data.element_size()
     fresh, again = [], []
     for _ in range(reps):
-        for rate in (fresh, again):
-            if rate is fresh:
-                pinned.copy_(data)
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            dst.copy_(pinned, non_blocking=True)
-            e.record()
-            e.synchronize()
-            rate.append(nbytes / (s.elapsed_time(e) / 1e3) / 1e9)
+        pinned.copy_(data)
+        fresh.append(one_dma_gbps(dst, pinned))
+        again.append(one_dma_gbps(dst, pinned))
     return statistics.median(fresh), statistics.median(again)
 
 

@@ -308,7 +308,8 @@ def _dense(t: torch.Tensor) -> bool:
         return True
     # The hot cases first, without the sort below (2.4 us of a pinned channels-last call's 25 us on the H200,
     # dev/layout_probe.py; docs/performance.md): a matrix not contiguous is dense only transposed (a size-1 or empty
-    # one is contiguous), and channels-last, one C++ check each. None accepts what the sort refuses.
+    # one is contiguous: two stride comparisons), and channels-last 4-D or 5-D (one C++ check). None accepts what
+    # the sort refuses.
     if t.dim() == 2:
         return t.stride(0) == 1 and t.stride(1) == t.shape[0]
     if t.dim() == 4 and t.is_contiguous(memory_format=torch.channels_last):
