@@ -3,7 +3,9 @@
 Why: the reference's 1-16 element list calls were 1.3-1.4x vLLM's host time on the
 H200. This times the host-side pieces that do not need CUDA: ``as_source_tensor`` (list,
 ndarray, tensor) and ``_prepare`` + ``_to_device`` towards the host (the device-generic
-path with its small pool), so two commits can be compared on any machine:
+path with its small pool), and for flat int lists the staging of the CUDA fast path's two routes without their DMA
+(``_flat_list`` + ``check_representable`` + ``_stage_small``, against ``_stage_int_list``, which writes the ints
+straight into the pinned slice), so two commits can be compared on any machine:
 
     PYTHONPATH=<checkout> python bench/host_prep_timings.py
 """
@@ -41,6 +43,26 @@ def main() -> None:
             return _h2d._to_device(d, source, dtype, CPU, None, pin=False)
 
         print(f"| {label} | {us(lambda d=data: _host.as_source_tensor(d)):.2f} | {us(whole):.2f} |")
+    print()
+    print("| int list | via _flat_list us | _stage_int_list us |  (host staging only: the DMA left out)")
+    print("|---|---|---|")
+    dma = _h2d._dma
+    _h2d._dma = lambda staging, target, out: staging  # the same DMA follows both routes: time what differs
+    try:
+        for n in (1, 16):
+            ints = list(range(n))
+
+            def via_flat(d=ints):
+                src, own = _host._flat_list(d)
+                _host.check_representable(src, own)
+                return _h2d._stage_small(src, own, CPU, None, src.numel() * own.itemsize, False)
+
+            def written(d=ints):
+                return _h2d._stage_int_list(d, torch.int64, CPU, 256 << 10)
+
+            print(f"| n={n} | {us(via_flat):.2f} | {us(written):.2f} |")
+    finally:
+        _h2d._dma = dma
 
 
 if __name__ == "__main__":

@@ -19,10 +19,23 @@ inputs, when the reference's steps were the fast path's checks (then None), ``_p
 
 Prints the median of 9 samples per step (us), idle and busy. Usage (a CUDA machine, the kit
 installed): ``OMP_NUM_THREADS=16 python3 dev/busy_path_probe.py``.
+
+``--interleaved`` instead samples as the bench's section (b) does (``h2d_bench.busy_host_ms``: every pattern of
+the bench, one sample each per round, :func:`h2d_bench.round_order`), with two more patterns in the rounds: the
+reference's steps (``ref steps``, each step's time kept aside) and the same steps taking the pool's newest
+finished block instead of its oldest (``ref newest``: on one stream, the newest block's copy done means every
+block's is; the newest was written last, so its lines are the likeliest still in the CPU's caches). On an H100
+the bench's interleaved rounds had the reference's whole call at 1.7-2.7x vLLM's, the in-a-row samples above at
+1.0-1.1x: which step grows, and does the block's choice matter?
+
+``--policy-ab`` runs the bench's own section (b) (``h2d_bench.bench_busy``, its patterns, 7 samples each, 1, 4 and
+16 MiB) four times, alternating the pool's choice of a finished block: ``oldest`` (the pool as it is) and
+``newest`` (:func:`newest_first`), the pools emptied before each: the reference's and vLLM's medians per size.
 """
 
 from __future__ import annotations
 
+import functools
 import statistics
 import sys
 import time
@@ -36,7 +49,8 @@ from h2d_contracts.h2d_impl import _staging
 from h2d_contracts.h2d_impl import h2d as _h2d
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-from h2d_bench import cycles_per_ms, patterns  # the bench's own calibration of the spin kernel, its patterns
+# the bench's own calibration of the spin kernel, its patterns, its section (b) and that section's sampling
+from h2d_bench import bench_busy, busy_host_ms, cycles_per_ms, patterns
 
 
 class Laps:
@@ -74,6 +88,69 @@ def reference_steps(data: torch.Tensor, device: torch.device) -> dict[str, float
         pool.give_back(block)
         laps.lap("give_back")
     return laps.times
+
+
+def newest_steps(data: torch.Tensor, device: torch.device) -> dict[str, float]:
+    """:func:`reference_steps`, the pool's newest block taken when its copy is done (every block on one stream)."""
+    laps = Laps()
+    data.is_pinned()
+    _h2d.check_representable(data, data.dtype)
+    nbytes = data.numel() * data.element_size()
+    pool = _staging.pool_for(device, max(_staging.MIN_BLOCK_BYTES, 1 << (nbytes - 1).bit_length()), True, small=False)
+    laps.lap("checks")
+    with pool.lock:
+        inflight = pool._inflight
+        if inflight and not pool._free and inflight[-1].done.query():
+            block = inflight.pop()
+            block.marked = False
+        else:
+            block = pool.take(nbytes)
+        laps.lap("take")
+        staging = block.tensor(data.shape, data.dtype)
+        _h2d._host_copy(staging, data)
+        laps.lap("host_copy")
+        pool.mark_start(block)
+        _h2d._dma(staging, device, None)
+        pool.give_back(block)
+        laps.lap("dma")
+    return laps.times
+
+
+_OLDEST_FIRST = _staging.StagingPool._first_done
+
+
+def newest_first(self: _staging.StagingPool) -> _staging._Chunk | None:
+    """The pool's ``_first_done``, but where the newest in-flight block (same stream) is done too, that one: on one
+    stream its copy done means every earlier one is, and it was written last."""
+    chunk = _OLDEST_FIRST(self)
+    if chunk is None or not self._inflight:
+        return chunk
+    last = self._inflight[-1]
+    if last.key == chunk.key and last.done.query():
+        self._inflight.pop()
+        self._inflight.appendleft(chunk)
+        return last
+    return chunk
+
+
+def policy_ab(device: torch.device) -> None:
+    """The bench's section (b) at 1, 4 and 16 MiB, four times: the pool taking its oldest, then its newest finished
+    block, twice; the reference's and vLLM's medians (ms) and spreads per size."""
+    for run in range(4):
+        policy = "newest" if run % 2 else "oldest"
+        _staging.StagingPool._first_done = newest_first if run % 2 else _OLDEST_FIRST  # type: ignore[method-assign]
+        torch.cuda.synchronize(device)
+        _staging.empty_staging_cache()
+        rows = bench_busy(device, patterns(), [1 << 20, 4 << 20, 16 << 20], 100.0, 7)
+        for row in rows:
+            sp = row["spread"]
+            print(
+                f"policy-ab run {run} {policy:6s} {row['bytes'] >> 20:3d} MiB busy ms: reference={row['reference']:.3f}"
+                f"[{sp['reference'][0]:.3f}-{sp['reference'][2]:.3f}] vllm={row.get('vllm', float('nan')):.3f}"
+                f" buffer_floor={row['buffer_floor']:.3f}",
+                flush=True,
+            )
+    _staging.StagingPool._first_done = _OLDEST_FIRST  # type: ignore[method-assign]
 
 
 def vllm_steps(data: torch.Tensor, device: torch.device) -> dict[str, float]:
@@ -140,9 +217,51 @@ def report(label: str, calls: dict[str, Callable[[], dict[str, float]]], cpm: fl
             print(f"{label} busy={busy:5.0f} ms {name:11s} us: {cells}", flush=True)
 
 
+def interleaved_row(nbytes: int, device: torch.device, cpm: float, reps: int) -> None:
+    """One size of :func:`interleaved`: each pattern's median ms and spread, then the two variants' median steps (us)."""
+    n = nbytes // 4
+    data = torch.arange(n, dtype=torch.int32)
+    buf = h2d_impl.CpuGpuBuffer(n, dtype=torch.int32, device=device, pin_memory=True)
+    steps: dict[str, list[dict[str, float]]] = {"ref steps": [], "ref newest": []}
+    cases: dict[str, Callable[[], object]] = {
+        name: functools.partial(fn, data, device) for name, fn in patterns().items()
+    }
+    cases["buffer_floor"] = lambda: buf.copy_to_gpu(n)
+    cases["ref steps"] = lambda: steps["ref steps"].append(reference_steps(data, device))
+    cases["ref newest"] = lambda: steps["ref newest"].append(newest_steps(data, device))
+    for call in cases.values():
+        call()
+        torch.cuda.synchronize(device)
+    for v in steps.values():
+        v.clear()
+    got = busy_host_ms(cases, device, 100.0, cpm, reps)
+    spread = got.pop("spread")
+    print(
+        f"interleaved {nbytes >> 20:3d} MiB busy ms: "
+        + " ".join(f"{k}={v:.3f}[{spread[k][0]:.3f}-{spread[k][2]:.3f}]" for k, v in got.items()),
+        flush=True,
+    )
+    for name, laps in steps.items():
+        med = {k: statistics.median(d[k] for d in laps) for k in laps[0]}
+        print(f"interleaved {nbytes >> 20:3d} MiB {name} us: " + " ".join(f"{k}={v:.1f}" for k, v in med.items()))
+
+
+def interleaved(device: torch.device, cpm: float, reps: int = 9) -> None:
+    """The bench's section (b) sampling (:func:`h2d_bench.busy_host_ms`) with ``ref steps`` and ``ref newest`` added
+    to its patterns, at 1, 4 and 16 MiB."""
+    for nbytes in (1 << 20, 4 << 20, 16 << 20):
+        interleaved_row(nbytes, device, cpm, reps)
+
+
 def main() -> None:
     device = torch.device("cuda", torch.cuda.current_device())
     cpm = cycles_per_ms(device)
+    if "--policy-ab" in sys.argv[1:]:
+        policy_ab(device)
+        return
+    if "--interleaved" in sys.argv[1:]:
+        interleaved(device, cpm)
+        return
     pats = patterns()
     for nbytes in (1 << 20, 4 << 20, 16 << 20):
         data = torch.arange(nbytes // 4, dtype=torch.int32)

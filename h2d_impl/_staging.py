@@ -62,6 +62,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
 import torch
 
 __all__ = [
@@ -133,11 +134,12 @@ def _contiguous_strides(shape: torch.Size) -> tuple[int, ...]:
 
 
 class _Chunk:
-    __slots__ = ("block", "start", "done", "stream", "key", "views", "marked", "last")
+    __slots__ = ("block", "start", "done", "stream", "key", "views", "arrays", "marked", "last")
 
     def __init__(self, block: torch.Tensor) -> None:
         self.block = block  # uint8, pinned (or pageable where pinning is off), contiguous
         self.views: dict[torch.dtype, torch.Tensor] = {}  # the block viewed as each dtype staged in it
+        self.arrays: dict[torch.dtype, np.ndarray] = {}  # the same, as numpy arrays (lists written in place)
         self.start: Any = None  # event recorded before the chunk's first copy of this use
         self.done: Any = None  # event recorded after its last copy of this use
         self.stream: Any = None
@@ -163,13 +165,23 @@ class _Chunk:
             return view
         return self._view(shape, dtype, start)
 
-    def _view(self, shape: torch.Size, dtype: torch.dtype, start: int) -> torch.Tensor:
+    def array(self, dtype: torch.dtype) -> np.ndarray:
+        """The whole chunk as a 1-D numpy array of ``dtype`` (one with a numpy equivalent), kept for the chunk's life."""
+        arr = self.arrays.get(dtype)
+        if arr is None:
+            arr = self.arrays[dtype] = self._typed(dtype).numpy()
+        return arr
+
+    def _typed(self, dtype: torch.dtype) -> torch.Tensor:
         typed = self.views.get(dtype)
         if typed is None:
             whole = self.block.numel() - self.block.numel() % dtype.itemsize  # tests use odd chunk sizes
             with torch.inference_mode(False):  # kept across calls: never a view made in inference mode
                 typed = self.views[dtype] = self.block[:whole].view(dtype)
-        return typed.as_strided(shape, _contiguous_strides(shape), start // dtype.itemsize)
+        return typed
+
+    def _view(self, shape: torch.Size, dtype: torch.dtype, start: int) -> torch.Tensor:
+        return self._typed(dtype).as_strided(shape, _contiguous_strides(shape), start // dtype.itemsize)
 
 
 class StagingPool:
@@ -369,6 +381,23 @@ class StagingPool:
         view of the chunk (``block[a:b].view(dtype).view(shape)`` cost 3.5 us on the CPU
         machine, ``as_strided`` 1.1 us).
         """
+        chunk, start = self._small_start(nbytes)
+        return chunk.tensor(shape, dtype, start)
+
+    def small_slice(self, count: int, dtype: torch.dtype) -> tuple[torch.Tensor, np.ndarray]:
+        """``count`` elements of ``dtype`` in the open chunk, as a 1-D tensor and a numpy array over the same bytes.
+
+        As :meth:`small_tensor` (the caller holds :attr:`lock`; ``dtype`` has a numpy equivalent): the array is a
+        slice of the chunk's numpy view, kept for its life, so a list is written into the pinned bytes in one numpy
+        assignment, without a tensor of its own first (:func:`h2d._stage_int_list`).
+        """
+        chunk, start = self._small_start(count * dtype.itemsize)
+        first = start // dtype.itemsize
+        # as_strided of the typed view directly (0.84 us on the CPU machine; through tensor() 1.0 us)
+        return chunk._typed(dtype).as_strided((count,), (1,), first), chunk.array(dtype)[first : first + count]
+
+    def _small_start(self, nbytes: int) -> tuple[_Chunk, int]:
+        """The open chunk (a new one if this stream's is full) and the byte offset of ``nbytes`` reserved in it."""
         key = self.stream_key()
         chunk = self.open
         if chunk is None or key != self.open_key or self.open_off + nbytes > self.chunk_bytes:
@@ -380,7 +409,7 @@ class StagingPool:
             self.open, self.open_key, self.open_off = chunk, key, 0
         start = self.open_off
         self.open_off = start + (nbytes + ALIGN - 1) // ALIGN * ALIGN
-        return chunk.tensor(shape, dtype, start)
+        return chunk, start
 
     def trim(self) -> int:
         """Drop every chunk whose copies have completed (caller holds :attr:`lock`); returns bytes dropped."""

@@ -377,7 +377,11 @@ def test_fast_path_stages_and_raises_as_the_general_path(
     the same dtype, shape and bytes, moved by the same ``.to(cuda:0, non_blocking=True, copy=True)``; every input it
     refuses is refused with the same exception type and message. (None, not taken, is always allowed: the general
     path then runs.) ``small`` 0 sends every non-empty input to the pooled branch, both paths alike."""
-    R = resolved_cuda0
+    _agree(resolved_cuda0, data, device, dtype, small)
+
+
+def _agree(R: Any, data: Any, device: Any, dtype: Any, small: int) -> None:
+    """The fast path's outcome for one input is None or the general path's (the property above, for one input)."""
     with warnings.catch_warnings(), _PinnedWithoutCuda() as mode:
         warnings.simplefilter("ignore", UserWarning)  # read-only arrays: torch's warning, the same on both routes
 
@@ -388,6 +392,92 @@ def test_fast_path_stages_and_raises_as_the_general_path(
         fast = _outcome(lambda: R._fast_path(data, device, dtype, small), mode)
         if fast is not None:
             assert fast == _outcome(general, mode), (data, dtype)
+
+
+def test_int_lists_are_written_into_the_staging_slice(resolved_cuda0: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A flat list or tuple of Python ints into int64 (its own dtype) or int32 is written straight into the small
+    pool's slice (``_stage_int_list``: no ``_flat_list`` tensor first) where numpy 2 refuses out-of-range ints; bools,
+    floats, mixed lists, empty ones, other dtypes, ints out of the dtype's range and the pooled branch (``small`` 0)
+    take the route through ``_flat_list``. (Without this the property above could compare one route with itself.)"""
+    R = resolved_cuda0
+    if not R._ASSIGN_REFUSES_OVERFLOW:
+        pytest.skip("numpy 1: the int-list branch is off (numpy 1 wraps an out-of-range int in an assignment)")
+    flat_calls: list[Any] = []
+    real_flat = R._flat_list
+    monkeypatch.setattr(R, "_flat_list", lambda data: flat_calls.append(data) or real_flat(data))
+    with _PinnedWithoutCuda() as mode:
+        for data, dtype, small, written in (
+            ([1, 2, 3], None, 256 << 10, True),
+            ((7,), torch.int32, 256 << 10, True),
+            ([-(2**63), 2**63 - 1], torch.int64, 256 << 10, True),
+            ([2**31], torch.int32, 256 << 10, False),
+            ([2**63], None, 256 << 10, False),
+            ([True, False], None, 256 << 10, False),
+            ([1, 2.5], None, 256 << 10, False),
+            ([1, 2], torch.float32, 256 << 10, False),
+            ([1, 2], None, 0, False),
+            ([], None, 256 << 10, False),
+        ):
+            flat_calls.clear()
+            mode.moves.clear()
+            try:
+                R._fast_path(data, "cuda:0", dtype, small)
+            except ValueError:
+                assert not written, data  # the general route's own error ([2**31] into int32)
+            assert (not flat_calls) is written, (data, dtype, small)
+            if written:
+                ((moved, args, kwargs, _),) = mode.moves
+                assert moved.dtype == (dtype or torch.int64) and moved.tolist() == list(data), data
+
+
+def _wrapping_int_list(data, dtype, target, small_max):
+    """A broken ``_stage_int_list``: the ints through an int64 array and ``astype`` (which wraps out of range)."""
+    pool = _staging_module().pool_for(target, _staging_module().SMALL_CHUNK_BYTES, False, small=True)
+    with pool.lock:
+        staging, view = pool.small_slice(len(data), dtype)
+        view[:] = np.array(data, dtype=np.int64).astype(view.dtype)
+        return staging.to(target, non_blocking=True, copy=True)
+
+
+def _staging_module() -> Any:
+    from h2d_contracts.h2d_impl import _staging
+
+    return _staging
+
+
+def _bools_as_ints(original):
+    """A broken ``_stage_int_list`` that takes bools for ints (``isinstance`` instead of the exact type)."""
+
+    def variant(data, dtype, target, small_max):
+        if data and all(isinstance(x, int) for x in data):
+            data = [int(x) for x in data]
+            pool = _staging_module().pool_for(target, _staging_module().SMALL_CHUNK_BYTES, False, small=True)
+            with pool.lock:
+                staging, view = pool.small_slice(len(data), dtype)
+                view[:] = data
+                return staging.to(target, non_blocking=True, copy=True)
+        return original(data, dtype, target, small_max)
+
+    return variant
+
+
+@pytest.mark.parametrize(
+    "broken, data, dtype",
+    [
+        ("wraps out-of-range ints", [2**31 + 5], torch.int32),
+        ("takes bools for ints", [True, False], None),
+    ],
+)
+def test_broken_int_list_branches_are_caught(
+    resolved_cuda0: Any, monkeypatch: pytest.MonkeyPatch, broken: str, data: Any, dtype: Any
+) -> None:
+    """Each broken variant of the int-list branch differs from the general path on an input the property draws."""
+    R = resolved_cuda0
+    _agree(R, data, "cuda:0", dtype, 256 << 10)  # the shipped branch agrees
+    variant = _wrapping_int_list if broken.startswith("wraps") else _bools_as_ints(R._stage_int_list)
+    monkeypatch.setattr(R, "_stage_int_list", variant)
+    with pytest.raises(AssertionError):
+        _agree(R, data, "cuda:0", dtype, 256 << 10)
 
 
 def test_fast_path_is_taken_for_the_hot_kinds_and_asks_once_whether_memory_is_pinned(resolved_cuda0: Any) -> None:
