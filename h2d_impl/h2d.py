@@ -696,7 +696,8 @@ def _fast_path(data: Any, device: Any, dtype: Any, small_max: int) -> torch.Tens
     else:
         return None
     nbytes = source.numel() * dtype.itemsize
-    check_representable(source, dtype)
+    if dtype is not source.dtype:  # into its own dtype every value is representable (the check returns at once)
+        check_representable(source, dtype)
     if nbytes > small_max:
         return _copy_pooled(source, dtype, target, None, _staging.MIN_BLOCK_BYTES, pin=pin_memory_available())
     return _stage_small(source, dtype, target, None, nbytes, pin_memory_available())
