@@ -458,16 +458,21 @@ def _stage_int_list(
     count = len(data)
     if not count or count * dtype.itemsize > small_max or not _ASSIGN_REFUSES_OVERFLOW:
         return None
-    kinds = set(map(type, data))
-    if len(kinds) != 1 or int not in kinds:
-        return None
     pool = _staging.pool_for(target, _staging.SMALL_CHUNK_BYTES, pin_memory_available(), small=True)
     with pool.lock:  # held until the copy reading the slice is queued (the chunk's event then covers it)
+        # the element types tested under the lock, right before the values are read: a wait for the lock between
+        # the two would widen the window in which a caller's other thread could change the list (outside review)
+        kinds = set(map(type, data))
+        if len(kinds) != 1 or int not in kinds:
+            return None
         staging, view = pool.small_slice(count, dtype)
         try:
             view[:] = data
-        except OverflowError:
-            return None  # a slice of our own, written in part and never copied: nothing is lost
+        except (OverflowError, TypeError, ValueError):
+            # out of range (numpy 2), or the list changed under us (a caller's race): the slice, written in part
+            # and read by no copy, goes back to the pool, and the general route decides on the list as it is now
+            pool.unreserve_last(count, dtype)
+            return None
         return _dma(staging, target, None)
 
 

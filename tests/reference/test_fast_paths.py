@@ -430,6 +430,44 @@ def test_int_lists_are_written_into_the_staging_slice(resolved_cuda0: Any, monke
                 assert moved.dtype == (dtype or torch.int64) and moved.tolist() == list(data), data
 
 
+def _staging_used_by_failed_calls(R: Any) -> list[int]:
+    """Bytes of the small pool's open chunk used by each of three calls after a first one: two that the int-list branch
+    starts to write and numpy refuses (an int out of int32's range: then the general route's ValueError), and a float
+    list, which the branch declines and the float route stages."""
+    used = []
+    with _PinnedWithoutCuda():
+        R._async_h2d([1, 2], "cuda:0", None, None)
+        pool = R._staging.pool_for(_CUDA0, R._staging.SMALL_CHUNK_BYTES, False, small=True)
+        for data, dtype in (([2**31], torch.int32), (list(range(100)) + [-(2**31) - 1], torch.int32), ([0.5], None)):
+            chunk, before = pool.open, pool.open_off
+            try:
+                R._async_h2d(data, "cuda:0", dtype, None)
+            except ValueError:
+                pass
+            assert pool.open is chunk
+            used.append(pool.open_off - before)
+    return used
+
+
+def test_a_failed_int_list_write_leaves_the_staging_as_it_found_it(resolved_cuda0: Any) -> None:
+    """A list the int-list branch starts to write and numpy refuses uses no staging: the calls that fail use none of
+    the open chunk, and a declined list staged by another route uses one slice (64 bytes). Without this, failing calls
+    behind a busy stream each pinned a new 1 MiB chunk until the pool's cap made the next one wait (outside review)."""
+    R = resolved_cuda0
+    if not R._ASSIGN_REFUSES_OVERFLOW:
+        pytest.skip("numpy 1: the int-list branch is off")
+    assert _staging_used_by_failed_calls(R) == [0, 0, R._staging.ALIGN]
+
+
+def test_a_failed_write_that_keeps_its_slice_is_caught(resolved_cuda0: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check above fails on a branch that does not give its slice back (``unreserve_last`` a no-op)."""
+    R = resolved_cuda0
+    if not R._ASSIGN_REFUSES_OVERFLOW:
+        pytest.skip("numpy 1: the int-list branch is off")
+    monkeypatch.setattr(R._staging.StagingPool, "unreserve_last", lambda self, count, dtype: None)
+    assert _staging_used_by_failed_calls(R) != [0, 0, R._staging.ALIGN]
+
+
 def _wrapping_int_list(data, dtype, target, small_max):
     """A broken ``_stage_int_list``: the ints through an int64 array and ``astype`` (which wraps out of range)."""
     pool = _staging_module().pool_for(target, _staging_module().SMALL_CHUNK_BYTES, False, small=True)
