@@ -11,6 +11,7 @@ fast path switched off; broken variants of each fast path must be caught.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from typing import Any
 
@@ -466,6 +467,83 @@ def test_a_failed_write_that_keeps_its_slice_is_caught(resolved_cuda0: Any, monk
         pytest.skip("numpy 1: the int-list branch is off")
     monkeypatch.setattr(R._staging.StagingPool, "unreserve_last", lambda self, count, dtype: None)
     assert _staging_used_by_failed_calls(R) != [0, 0, R._staging.ALIGN]
+
+
+class _SignallingLock:
+    """A pool's lock that says when a thread starts waiting for it (``waiting``), so a test can act at that moment."""
+
+    def __init__(self, lock: Any) -> None:
+        self.lock, self.waiting = lock, threading.Event()
+
+    def __enter__(self) -> Any:
+        self.waiting.set()
+        return self.lock.__enter__()
+
+    def __exit__(self, *exc: Any) -> Any:
+        return self.lock.__exit__(*exc)
+
+
+def _staged_after_a_change_under_the_lock(R: Any) -> Any:
+    """A call on ``[1, 5, 3]`` in another thread waits for the small pool's lock, held here; meanwhile the list's
+    second element becomes 2.7, then the lock is released: the dtype and values the call staged."""
+    with _PinnedWithoutCuda():
+        R._async_h2d([0], "cuda:0", None, None)  # the small pool exists
+    pool = R._staging.pool_for(_CUDA0, R._staging.SMALL_CHUNK_BYTES, False, small=True)
+    real = pool.lock
+    pool.lock = _SignallingLock(real)
+    data, got = [1, 5, 3], []
+
+    def call() -> None:
+        with _PinnedWithoutCuda() as mode:
+            R._async_h2d(data, "cuda:0", None, None)
+            ((moved, _, _, _),) = mode.moves
+            got.append((moved.dtype, moved.tolist()))
+
+    try:
+        with real:
+            worker = threading.Thread(target=call)
+            worker.start()
+            assert pool.lock.waiting.wait(10)
+            data[1] = 2.7
+        worker.join(10)
+    finally:
+        pool.lock = real
+    return got[0]
+
+
+def test_a_list_changed_while_the_call_waits_for_the_pool_is_staged_as_changed(resolved_cuda0: Any) -> None:
+    """The int-list branch tests the element types under the pool's lock, right before it reads the values: a list
+    another thread changes while the call waits for the lock (a caller's race, outside the contract) is staged as it
+    is when read, here by the float route (float32), never as ints checked before the change (outside review)."""
+    R = resolved_cuda0
+    dtype, values = _staged_after_a_change_under_the_lock(R)
+    assert dtype == torch.float32 and values == pytest.approx([1.0, 2.7, 3.0])
+
+
+def _types_before_the_lock(data, dtype, target, small_max):
+    """A broken ``_stage_int_list`` that tests the element types before it waits for the pool's lock (the first
+    version's order)."""
+    count = len(data)
+    kinds = set(map(type, data))
+    if not count or len(kinds) != 1 or int not in kinds:
+        return None
+    pool = _staging_module().pool_for(target, _staging_module().SMALL_CHUNK_BYTES, False, small=True)
+    with pool.lock:
+        staging, view = pool.small_slice(count, dtype)
+        try:
+            view[:] = data
+        except (OverflowError, TypeError, ValueError):
+            pool.unreserve_last(count, dtype)
+            return None
+        return staging.to(target, non_blocking=True, copy=True)
+
+
+def test_types_tested_before_the_lock_are_caught(resolved_cuda0: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The check above fails on a branch that tests the element types before it waits for the lock."""
+    R = resolved_cuda0
+    monkeypatch.setattr(R, "_stage_int_list", _types_before_the_lock)
+    dtype, values = _staged_after_a_change_under_the_lock(R)
+    assert (dtype, values) == (torch.int64, [1, 2, 3])  # 2.7 read into an int64 slice: truncated, silently
 
 
 def _wrapping_int_list(data, dtype, target, small_max):
