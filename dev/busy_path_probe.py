@@ -31,6 +31,11 @@ the bench's interleaved rounds had the reference's whole call at 1.7-2.7x vLLM's
 ``--policy-ab`` runs the bench's own section (b) (``h2d_bench.bench_busy``, its patterns, 7 samples each, 1, 4 and
 16 MiB) four times, alternating the pool's choice of a finished block: ``oldest`` (the pool as it is) and
 ``newest`` (:func:`newest_first`), the pools emptied before each: the reference's and vLLM's medians per size.
+
+``--after-small`` runs the bench's section (b) at those sizes alone, then its section (a) (``h2d_bench.bench_small``,
+every size and kind, as the whole bench runs it first), then (b) again: on one H100 (b) alone had the reference at
+0.89-1.10x vLLM, and inside the whole bench at 1.3-2.7x, with vLLM's calls about twice as fast there. Does running
+(a) first make the difference?
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ from h2d_contracts.h2d_impl import h2d as _h2d
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 # the bench's own calibration of the spin kernel, its patterns, its section (b) and that section's sampling
-from h2d_bench import bench_busy, busy_host_ms, cycles_per_ms, patterns
+from h2d_bench import bench_busy, bench_small, busy_host_ms, cycles_per_ms, patterns
 
 
 class Laps:
@@ -151,6 +156,22 @@ def policy_ab(device: torch.device) -> None:
                 flush=True,
             )
     _staging.StagingPool._first_done = _OLDEST_FIRST  # type: ignore[method-assign]
+
+
+def after_small(device: torch.device) -> None:
+    """Section (b) at 1, 4 and 16 MiB alone, then section (a) as the whole bench runs it, then (b) again."""
+
+    def busy(label: str) -> None:
+        for row in bench_busy(device, patterns(), [1 << 20, 4 << 20, 16 << 20], 100.0, 7):
+            print(
+                f"after-small {label:13s} {row['bytes'] >> 20:3d} MiB busy ms: reference={row['reference']:.3f}"
+                f" vllm={row.get('vllm', float('nan')):.3f} buffer_floor={row['buffer_floor']:.3f}",
+                flush=True,
+            )
+
+    busy("(b) alone")
+    bench_small(device, patterns(), [1, 16, 256, 4096, 65536], 600)
+    busy("(b) after (a)")
 
 
 def vllm_steps(data: torch.Tensor, device: torch.device) -> dict[str, float]:
@@ -256,6 +277,9 @@ def interleaved(device: torch.device, cpm: float, reps: int = 9) -> None:
 def main() -> None:
     device = torch.device("cuda", torch.cuda.current_device())
     cpm = cycles_per_ms(device)
+    if "--after-small" in sys.argv[1:]:
+        after_small(device)
+        return
     if "--policy-ab" in sys.argv[1:]:
         policy_ab(device)
         return
