@@ -124,6 +124,11 @@ _PER_THREAD_STREAM = 2
 
 
 @functools.lru_cache(maxsize=1024)
+def _aligned(nbytes: int) -> int:
+    """``nbytes`` rounded up to a multiple of :data:`ALIGN`: the bytes a small slice takes in its chunk."""
+    return (nbytes + ALIGN - 1) // ALIGN * ALIGN
+
+
 def _contiguous_strides(shape: torch.Size) -> tuple[int, ...]:
     """C-order strides of ``shape``, in elements."""
     strides, step = [], 1
@@ -401,7 +406,7 @@ class StagingPool:
         read it (the caller still holds :attr:`lock`): a call that fails after reserving leaves the open chunk as it
         found it, so failing calls behind a busy stream pin no more chunks (found by an outside review). A chunk
         opened for the slice stays open, its start recorded and nothing queued on it."""
-        self.open_off -= (count * dtype.itemsize + ALIGN - 1) // ALIGN * ALIGN
+        self.open_off -= _aligned(count * dtype.itemsize)
 
     def _small_start(self, nbytes: int) -> tuple[_Chunk, int]:
         """The open chunk (a new one if this stream's is full) and the byte offset of ``nbytes`` reserved in it."""
@@ -415,7 +420,7 @@ class StagingPool:
             self.mark_start(chunk)  # a small pool never waits on its start: before the host copy is fine
             self.open, self.open_key, self.open_off = chunk, key, 0
         start = self.open_off
-        self.open_off = start + (nbytes + ALIGN - 1) // ALIGN * ALIGN
+        self.open_off = start + _aligned(nbytes)
         return chunk, start
 
     def trim(self) -> int:

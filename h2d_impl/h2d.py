@@ -448,7 +448,7 @@ def _stage_int_list(
     ``dtype`` is ``torch.int64`` (a list's own dtype) or ``torch.int32``. One numpy assignment converts the ints into
     the pinned slice (:meth:`_staging.StagingPool.small_slice`): the values are exact or the assignment raises
     OverflowError (numpy 2), and then this returns None and the general route gives its own error (an int outside
-    int32 into int32) or converts (ints above int64 become uint64). The route it skips, ``_flat_list`` (an int64
+    int32 into int32, or outside int64). The route it skips, ``_flat_list`` (an int64
     array, then a tensor of it), ``check_representable`` and a ``copy_`` into the slice, cost 3.4 us of host
     staging for one int and 3.7 for 16 on the CPU machine, this one 2.1 and 2.4 (``bench/host_prep_timings.py``;
     docs/performance.md); tests/reference/test_fast_paths.py checks both give the same dtype, shape and bytes, and
@@ -456,7 +456,9 @@ def _stage_int_list(
     an int subclass), more than ``small_max`` bytes, or numpy 1.
     """
     count = len(data)
-    if not count or count * dtype.itemsize > small_max or not _ASSIGN_REFUSES_OVERFLOW:
+    # a list whose first element is no int (floats, bools) is declined here, without the pool's lock and lookup;
+    # every element's type is tested under the lock below
+    if not count or count * dtype.itemsize > small_max or not _ASSIGN_REFUSES_OVERFLOW or type(data[0]) is not int:
         return None
     pool = _staging.pool_for(target, _staging.SMALL_CHUNK_BYTES, pin_memory_available(), small=True)
     with pool.lock:  # held until the copy reading the slice is queued (the chunk's event then covers it)
