@@ -36,6 +36,14 @@ the bench's interleaved rounds had the reference's whole call at 1.7-2.7x vLLM's
 every size and kind, as the whole bench runs it first), then (b) again: on one H100 (b) alone had the reference at
 0.89-1.10x vLLM, and inside the whole bench at 1.3-2.7x, with vLLM's calls about twice as fast there. Does running
 (a) first make the difference?
+
+``--wake`` asks whether the busy rows measure the GPU's queue or the host waking up: the bench's patterns and
+``buffer_floor`` at 4 KiB and 1 MiB, interleaved as the bench samples them, each sample after one of five waits:
+``busy`` (the bench's: 100 ms of spin work queued), ``busy+spin`` (that, then 2 ms of host spinning in Python
+before the call), ``idle`` (nothing queued, no wait), ``idle+sleep`` (nothing queued, the host asleep 100 ms in
+``time.sleep``) and ``idle+spin`` (nothing queued, the host spinning 100 ms). The host's cpufreq governor and
+cpuidle states are printed first. If ``idle+sleep`` shows the busy penalty and ``busy+spin`` does not, the busy
+rows time a host core waking from an idle state, not the stream.
 """
 
 from __future__ import annotations
@@ -174,6 +182,73 @@ def after_small(device: torch.device) -> None:
     busy("(b) after (a)")
 
 
+def _spin(seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def _host_facts() -> None:
+    """The host's cpufreq governor and cpuidle states (what a core sleeping between samples can fall into)."""
+    base = Path("/sys/devices/system/cpu")
+    for name in ("cpu0/cpufreq/scaling_governor", "cpuidle/current_driver", "cpuidle/current_governor_ro"):
+        f = base / name
+        print(f"wake host {name}: {f.read_text().strip() if f.exists() else '-'}", flush=True)
+    states = sorted((base / "cpu0/cpuidle").glob("state*"))
+    for st in states:
+        fields = {k: (st / k).read_text().strip() for k in ("name", "latency", "disable") if (st / k).exists()}
+        print(f"wake host cpu0 {st.name}: {fields}", flush=True)
+
+
+def wake(device: torch.device, cpm: float, reps: int = 9) -> None:
+    """The bench's patterns and ``buffer_floor`` at 4 KiB and 1 MiB after each of five waits (module docstring)."""
+    from h2d_bench import rotated_medians
+
+    _host_facts()
+
+    def waits(kind: str) -> None:
+        if kind.startswith("busy"):
+            with torch.cuda.device(device):
+                torch.cuda._sleep(int(100.0 * cpm))
+            if kind == "busy+spin":
+                _spin(2e-3)
+        elif kind == "idle+sleep":
+            time.sleep(0.1)
+        elif kind == "idle+spin":
+            _spin(0.1)
+
+    for nbytes in (4096, 1 << 20):
+        n = nbytes // 4
+        data = torch.arange(n, dtype=torch.int32)
+        buf = h2d_impl.CpuGpuBuffer(n, dtype=torch.int32, device=device, pin_memory=True)
+        cases: dict[str, Callable[[], object]] = {
+            name: functools.partial(fn, data, device) for name, fn in patterns().items()
+        }
+        cases["buffer_floor"] = functools.partial(buf.copy_to_gpu, n)
+        for call in cases.values():
+            call()
+            torch.cuda.synchronize(device)
+        for kind in ("busy", "busy+spin", "idle", "idle+sleep", "idle+spin"):
+
+            def sample(call: Callable[[], object], kind: str = kind) -> float:
+                torch.cuda.synchronize(device)
+                waits(kind)
+                t0 = time.perf_counter_ns()
+                result = call()
+                us = (time.perf_counter_ns() - t0) / 1e3
+                del result
+                torch.cuda.synchronize(device)
+                return us
+
+            got = rotated_medians(cases, reps, sample)
+            spread = got.pop("spread")
+            print(
+                f"wake {nbytes:>8d} B {kind:10s} us: "
+                + " ".join(f"{k}={v:.1f}[{spread[k][0]:.1f}-{spread[k][2]:.1f}]" for k, v in got.items()),
+                flush=True,
+            )
+
+
 def vllm_steps(data: torch.Tensor, device: torch.device) -> dict[str, float]:
     laps = Laps()
     data.is_pinned()
@@ -277,6 +352,9 @@ def interleaved(device: torch.device, cpm: float, reps: int = 9) -> None:
 def main() -> None:
     device = torch.device("cuda", torch.cuda.current_device())
     cpm = cycles_per_ms(device)
+    if "--wake" in sys.argv[1:]:
+        wake(device, cpm)
+        return
     if "--after-small" in sys.argv[1:]:
         after_small(device)
         return
