@@ -420,13 +420,25 @@ def _stage_small(
     nbytes: int,
     pin: bool,
     small_chunk: int = _staging.SMALL_CHUNK_BYTES,
+    *,
+    plain: bool = False,
 ) -> torch.Tensor:
     """Stage ``source`` (``nbytes`` bytes in ``dtype``) in one slice of the small pool's open chunk, then one non_blocking copy.
 
-    The small branch of :func:`_to_device` and of :func:`_fast_path` alike.
+    The small branch of :func:`_to_device` and of :func:`_fast_path` alike. ``plain``: ``source`` is known to have
+    no conj or neg bit and not to be a zero tensor (the fast path tested it), so numpy can read it.
     """
     pool = _staging.pool_for(target, small_chunk, pin, small=True)
     with pool.lock:  # held until the copy reading the slice is queued (the chunk's event then covers it)
+        if plain and dtype is source.dtype and dtype in _NUMPY_SAME:
+            # into its own dtype, a plain tensor: numpy writes the slice and torch.from_numpy makes the DMA's source,
+            # without torch's copy_ and as_strided (0.5 us of 2.3 on the CPU machine; after a 100 ms pause of the
+            # host, where every call of the busy rows starts, numpy's copyto cost 5 us and torch's copy_ 9-36:
+            # bench/host_prep_timings.py, docs/performance.md)
+            flat = pool.small_array(source.numel(), dtype)
+            written = flat if source.dim() == 1 else flat.reshape(source.shape)
+            np.copyto(written, source.numpy())
+            return _dma(torch.from_numpy(written), target, out)
         staging = pool.small_tensor(source.shape, dtype, nbytes)
         # on this thread alone (small_max <= SERIAL_COPY_MAX_BYTES by default); with fewer bytes
         # than the grain's elements torch's own copy_ is serial: tested inline, two calls saved
@@ -446,7 +458,7 @@ def _stage_int_list(
     """A flat list or tuple of exact Python ints written straight into a small staging slice, then one non_blocking copy; None where the general route must decide.
 
     ``dtype`` is ``torch.int64`` (a list's own dtype) or ``torch.int32``. One numpy assignment converts the ints into
-    the pinned slice (:meth:`_staging.StagingPool.small_slice`): the values are exact or the assignment raises
+    the pinned slice (:meth:`_staging.StagingPool.small_array`): the values are exact or the assignment raises
     OverflowError (numpy 2), and then this returns None and the general route gives its own error (an int outside
     int32 into int32, or outside int64). The route it skips, ``_flat_list`` (an int64
     array, then a tensor of it), ``check_representable`` and a ``copy_`` into the slice, cost 3.4 us of host
@@ -467,7 +479,7 @@ def _stage_int_list(
         kinds = set(map(type, data))
         if len(kinds) != 1 or int not in kinds:
             return None
-        staging, view = pool.small_slice(count, dtype)
+        view = pool.small_array(count, dtype)
         try:
             view[:] = data
         except (OverflowError, TypeError, ValueError):
@@ -475,7 +487,7 @@ def _stage_int_list(
             # and read by no copy, goes back to the pool, and the general route decides on the list as it is now
             pool.unreserve_last(count, dtype)
             return None
-        return _dma(staging, target, None)
+        return _dma(torch.from_numpy(view), target, None)
 
 
 def _dma(staging: torch.Tensor, target: torch.device, out: torch.Tensor | None) -> torch.Tensor:
@@ -707,7 +719,7 @@ def _fast_path(data: Any, device: Any, dtype: Any, small_max: int) -> torch.Tens
         check_representable(source, dtype)
     if nbytes > small_max:
         return _copy_pooled(source, dtype, target, None, _staging.MIN_BLOCK_BYTES, pin=pin_memory_available())
-    return _stage_small(source, dtype, target, None, nbytes, pin_memory_available())
+    return _stage_small(source, dtype, target, None, nbytes, pin_memory_available(), plain=True)
 
 
 def _async_h2d(

@@ -529,13 +529,13 @@ def _types_before_the_lock(data, dtype, target, small_max):
         return None
     pool = _staging_module().pool_for(target, _staging_module().SMALL_CHUNK_BYTES, False, small=True)
     with pool.lock:
-        staging, view = pool.small_slice(count, dtype)
+        view = pool.small_array(count, dtype)
         try:
             view[:] = data
         except (OverflowError, TypeError, ValueError):
             pool.unreserve_last(count, dtype)
             return None
-        return staging.to(target, non_blocking=True, copy=True)
+        return torch.from_numpy(view).to(target, non_blocking=True, copy=True)
 
 
 def test_types_tested_before_the_lock_are_caught(resolved_cuda0: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -550,9 +550,9 @@ def _wrapping_int_list(data, dtype, target, small_max):
     """A broken ``_stage_int_list``: the ints through an int64 array and ``astype`` (which wraps out of range)."""
     pool = _staging_module().pool_for(target, _staging_module().SMALL_CHUNK_BYTES, False, small=True)
     with pool.lock:
-        staging, view = pool.small_slice(len(data), dtype)
+        view = pool.small_array(len(data), dtype)
         view[:] = np.array(data, dtype=np.int64).astype(view.dtype)
-        return staging.to(target, non_blocking=True, copy=True)
+        return torch.from_numpy(view).to(target, non_blocking=True, copy=True)
 
 
 def _staging_module() -> Any:
@@ -569,9 +569,9 @@ def _bools_as_ints(original):
             data = [int(x) for x in data]
             pool = _staging_module().pool_for(target, _staging_module().SMALL_CHUNK_BYTES, False, small=True)
             with pool.lock:
-                staging, view = pool.small_slice(len(data), dtype)
+                view = pool.small_array(len(data), dtype)
                 view[:] = data
-                return staging.to(target, non_blocking=True, copy=True)
+                return torch.from_numpy(view).to(target, non_blocking=True, copy=True)
         return original(data, dtype, target, small_max)
 
     return variant
@@ -662,3 +662,85 @@ def test_fused_tables_read_again_after_an_in_place_change():
     assert writer._tables is not before  # read again
     assert tensors[0].gpu.tolist() == [[3, 0, 0, 0], [0, 0, 0, 0]]
     assert tensors[1].gpu.tolist() == [[0, 0, 0, 0], [2, 0, 0, 0]]  # refused whole: the 9 not written
+
+
+# --------------------------------------------------------------------------- the small path's numpy writes
+
+
+def _small_routes(R: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The small pool's methods each call uses, in order (``small_array``: numpy writes the slice; ``small_tensor``:
+    a torch view and ``copy_``)."""
+    used: list[str] = []
+    for name in ("small_array", "small_tensor"):
+        real = getattr(R._staging.StagingPool, name)
+        monkeypatch.setattr(
+            R._staging.StagingPool,
+            name,
+            lambda self, *a, _real=real, _name=name: used.append(_name) or _real(self, *a),
+        )
+    return used
+
+
+def test_small_inputs_into_their_own_dtype_are_written_by_numpy(
+    resolved_cuda0: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Through the fast path, a pageable tensor, an ndarray and a flat list going into their own dtype (one with a
+    numpy equivalent) are written into the slice by numpy and DMA'd from ``torch.from_numpy`` of it; a conversion (a
+    float list into the default float32 among them) and a dtype numpy lacks (bfloat16) take the torch view and
+    ``copy_``. Each staged tensor holds the input's values. (The
+    property above compares either route with the general path, which always takes the torch view.)"""
+    R = resolved_cuda0
+    used = _small_routes(R, monkeypatch)
+    with _PinnedWithoutCuda() as mode:
+        for data, dtype, route in (
+            (torch.arange(6, dtype=torch.int32).reshape(2, 3), None, "small_array"),
+            (torch.arange(6, dtype=torch.int32).reshape(2, 3).t(), None, "small_array"),
+            (torch.tensor(3.5), None, "small_array"),
+            (np.arange(5, dtype=np.float64), None, "small_array"),
+            ([1.5, 2.5], torch.float64, "small_array"),
+            ([1.5, 2.5], None, "small_tensor"),  # float64 values into the default dtype (float32): a conversion
+            ([1, 2], None, "small_array"),
+            (torch.arange(4, dtype=torch.int32), torch.int64, "small_tensor"),
+            (torch.ones(3, dtype=torch.bfloat16), None, "small_tensor"),
+        ):
+            used.clear()
+            mode.moves.clear()
+            R._async_h2d(data, "cuda:0", dtype, None)
+            ((moved, _, kwargs, _),) = mode.moves
+            assert used == [route] and kwargs == {"non_blocking": True, "copy": True}, (data, used)
+            expected = torch.as_tensor(np.asarray(data)) if not isinstance(data, torch.Tensor) else data
+            assert moved.shape == expected.shape and torch.equal(moved, expected.to(moved.dtype)), data
+
+
+def _staged_slices_survive(R: Any) -> bool:
+    """Twenty small calls of mixed kinds; afterwards, is every call's staging slice (the DMA's source, kept here as
+    its copy would read it later behind a busy stream) still holding that call's values?"""
+    kept: list[tuple[torch.Tensor, torch.Tensor]] = []
+    real = R._dma
+
+    def keep(staging: torch.Tensor, target: Any, out: Any) -> Any:
+        kept.append((staging, staging.clone()))
+        return real(staging, target, out)
+
+    with pytest.MonkeyPatch.context() as mp, _PinnedWithoutCuda():
+        mp.setattr(R, "_dma", keep)
+        for i in range(20):
+            data = (torch.arange(i, i + 5, dtype=torch.int32), np.full(3, i, dtype=np.int64), [i, i + 1], [i + 0.5])[
+                i % 4
+            ]
+            R._async_h2d(data, "cuda:0", None, None)
+    return all(torch.equal(staging, values) for staging, values in kept)
+
+
+def test_numpy_written_slices_are_never_handed_out_twice(resolved_cuda0: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each call's slice keeps its bytes while later calls stage theirs (the copies behind a busy stream read them
+    later); a broken ``small_array`` that reserves nothing (every call at the open chunk's current offset) is caught."""
+    R = resolved_cuda0
+    assert _staged_slices_survive(R)
+
+    def unreserved(self: Any, count: int, dtype: torch.dtype) -> np.ndarray:
+        chunk, start = self._small_start(0)
+        return chunk.array(dtype)[start // dtype.itemsize : start // dtype.itemsize + count]
+
+    monkeypatch.setattr(R._staging.StagingPool, "small_array", unreserved)
+    assert not _staged_slices_survive(R)
