@@ -395,8 +395,9 @@ class StagingPool:
         As :meth:`small_tensor` (the caller holds :attr:`lock`; ``dtype`` has a numpy equivalent), but a slice of the
         chunk's numpy view, kept for its life: the caller writes it (one numpy assignment or ``copyto``) and DMAs
         ``torch.from_numpy`` of it (:func:`h2d._stage_int_list`, :func:`h2d._stage_small`). Such a tensor is not the
-        caching host allocator's block, so the allocator does not record the copy's stream on it; the pool's own
-        event on the chunk covers the copy, as for every slice (a chunk is freed only once its copies have run:
+        caching host allocator's block, so the allocator need not record the copy's stream on it (it may, for a
+        slice at the chunk's start, where its lookup by address finds the block); the pool's own event on the
+        chunk covers the copy, as for every slice (a chunk is freed only once its copies have run:
         :meth:`trim`). ``torch.from_numpy`` and numpy's slice cost 0.54 us on the CPU machine, ``as_strided`` with
         its strides 1.0.
         """

@@ -412,6 +412,12 @@ def _to_device(
     return _copy_pooled(source, dtype, target, out, min_block, pin=pin)
 
 
+# numpy 1 holds at most 32 dimensions, numpy 2 at most 64: a tensor with more (torch allows them) takes the torch view
+# and copy_ on the small path, as does an empty one, whose other dimensions may exceed what numpy can hold
+# ((0, 2**61) int64), both found by an outside review
+_NUMPY_MAX_DIMS = 32
+
+
 def _stage_small(
     source: torch.Tensor,
     dtype: torch.dtype,
@@ -430,7 +436,7 @@ def _stage_small(
     """
     pool = _staging.pool_for(target, small_chunk, pin, small=True)
     with pool.lock:  # held until the copy reading the slice is queued (the chunk's event then covers it)
-        if plain and dtype is source.dtype and dtype in _NUMPY_SAME:
+        if plain and dtype is source.dtype and dtype in _NUMPY_SAME and 0 < nbytes and source.dim() <= _NUMPY_MAX_DIMS:
             # into its own dtype, a plain tensor: numpy writes the slice and torch.from_numpy makes the DMA's source,
             # without torch's copy_ and as_strided (0.5 us of 2.3 on the CPU machine; after a 100 ms pause of the
             # host, where every call of the busy rows starts, numpy's copyto cost 5 us and torch's copy_ 9-36:

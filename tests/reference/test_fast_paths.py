@@ -360,7 +360,8 @@ def _outcome(call: Any, mode: _PinnedWithoutCuda) -> Any:
     if got is None:
         return None
     ((moved, args, kwargs, _),) = mode.moves
-    return moved.dtype, tuple(moved.shape), moved.contiguous().numpy().tobytes(), args, kwargs
+    # flat before numpy, which holds at most 32 (numpy 1) or 64 dimensions
+    return moved.dtype, tuple(moved.shape), moved.contiguous().reshape(-1).numpy().tobytes(), args, kwargs
 
 
 # the fixture's patches hold for every example alike (resolved spellings, one host pool shared as the real one is)
@@ -744,3 +745,33 @@ def test_numpy_written_slices_are_never_handed_out_twice(resolved_cuda0: Any, mo
 
     monkeypatch.setattr(R._staging.StagingPool, "small_array", unreserved)
     assert not _staged_slices_survive(R)
+
+
+_NUMPY_CANNOT_HOLD = [
+    pytest.param(lambda: torch.ones([1] * 33), id="33 dimensions (numpy 1 holds 32)"),
+    pytest.param(lambda: torch.ones([1] * 65), id="65 dimensions (numpy 2 holds 64)"),
+    pytest.param(lambda: torch.empty((0, 2**61), dtype=torch.int64), id="empty, (0, 2**61)"),
+]
+
+
+@pytest.mark.parametrize("make", _NUMPY_CANNOT_HOLD)
+def test_shapes_numpy_cannot_hold_take_the_torch_route(
+    resolved_cuda0: Any, monkeypatch: pytest.MonkeyPatch, make: Any
+) -> None:
+    """A tensor with more dimensions than numpy holds, or an empty one whose other dimensions numpy cannot hold, is
+    staged by the torch view and ``copy_`` and agrees with the general path (the numpy route raised ValueError for
+    them: found by an outside review)."""
+    R = resolved_cuda0
+    used = _small_routes(R, monkeypatch)
+    _agree(R, make(), "cuda:0", None, 256 << 10)
+    assert used and set(used) == {"small_tensor"}, used
+
+
+def test_a_numpy_route_without_the_dimension_bound_is_caught(
+    resolved_cuda0: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check above fails where the numpy route takes any number of dimensions."""
+    R = resolved_cuda0
+    monkeypatch.setattr(R, "_NUMPY_MAX_DIMS", 1 << 20)
+    with pytest.raises(AssertionError):
+        _agree(R, torch.ones([1] * 65), "cuda:0", None, 256 << 10)
