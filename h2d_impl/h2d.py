@@ -438,9 +438,9 @@ def _stage_small(
     with pool.lock:  # held until the copy reading the slice is queued (the chunk's event then covers it)
         if plain and dtype is source.dtype and dtype in _NUMPY_SAME and 0 < nbytes and source.dim() <= _NUMPY_MAX_DIMS:
             # into its own dtype, a plain tensor: numpy writes the slice and torch.from_numpy makes the DMA's source,
-            # without torch's copy_ and as_strided (0.5 us of 2.3 on the CPU machine; after a 100 ms pause of the
-            # host, where every call of the busy rows starts, numpy's copyto cost 5 us and torch's copy_ 9-36:
-            # bench/host_prep_timings.py, docs/performance.md)
+            # without torch's copy_ and as_strided: 0.3-0.5 us less host staging warm on the CPU machine, but 1-14 us
+            # more after the host waited 50 ms, among torch-only calls (medians of two runs, dev/cold_route_probe.py;
+            # docs/performance.md): to be weighed on a GPU (the bench's busy rows sample after such a wait)
             flat = pool.small_array(source.numel(), dtype)
             written = flat if source.dim() == 1 else flat.reshape(source.shape)
             np.copyto(written, source.numpy())
