@@ -123,12 +123,12 @@ ALIGN = 64
 _PER_THREAD_STREAM = 2
 
 
-@functools.lru_cache(maxsize=1024)
 def _aligned(nbytes: int) -> int:
     """``nbytes`` rounded up to a multiple of :data:`ALIGN`: the bytes a small slice takes in its chunk."""
     return (nbytes + ALIGN - 1) // ALIGN * ALIGN
 
 
+@functools.lru_cache(maxsize=1024)
 def _contiguous_strides(shape: torch.Size) -> tuple[int, ...]:
     """C-order strides of ``shape``, in elements."""
     strides, step = [], 1
