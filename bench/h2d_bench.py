@@ -175,16 +175,27 @@ def busy_host_ms(
     """
 
     def sample(call: Callable[[], Any]) -> float:
-        torch.cuda.synchronize(device)
-        with torch.cuda.device(device):
-            torch.cuda._sleep(int(busy_ms * cpm))
-        t0 = time.perf_counter_ns()
-        call()
-        ms = (time.perf_counter_ns() - t0) / 1e6
-        torch.cuda.synchronize(device)
-        return ms
+        return host_ns_after(call, device, lambda: queue_spin(device, busy_ms, cpm)) / 1e6
 
     return rotated_medians(calls, reps, sample)
+
+
+def queue_spin(device: torch.device, ms: float, cpm: float) -> None:
+    """Queue ``ms`` of spin work on the current stream of ``device`` (``cpm``: :func:`cycles_per_ms`)."""
+    with torch.cuda.device(device):
+        torch.cuda._sleep(int(ms * cpm))
+
+
+def host_ns_after(call: Callable[[], Any], device: torch.device, before: Callable[[], Any]) -> int:
+    """Host ns of ``call()`` issued right after ``before()`` (queued work, a wait), the device synchronized before
+    ``before`` and after the call; the result is dropped inside the timing, as in every sample of section (b)."""
+    torch.cuda.synchronize(device)
+    before()
+    t0 = time.perf_counter_ns()
+    call()
+    ns = time.perf_counter_ns() - t0
+    torch.cuda.synchronize(device)
+    return ns
 
 
 def round_order(names: list[str], r: int) -> list[str]:

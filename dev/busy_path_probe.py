@@ -70,7 +70,16 @@ from h2d_contracts.h2d_impl import h2d as _h2d
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 # the bench's own calibration of the spin kernel, its patterns, its section (b) and that section's sampling
-from h2d_bench import bench_busy, bench_small, busy_host_ms, cycles_per_ms, patterns
+from h2d_bench import (
+    bench_busy,
+    bench_small,
+    busy_host_ms,
+    cycles_per_ms,
+    host_ns_after,
+    patterns,
+    queue_spin,
+    rotated_medians,
+)
 
 
 class Laps:
@@ -209,14 +218,11 @@ def _host_facts() -> None:
 
 def wake(device: torch.device, cpm: float, reps: int = 9) -> None:
     """The bench's patterns and ``buffer_floor`` at 4 KiB and 1 MiB after each of five waits (module docstring)."""
-    from h2d_bench import rotated_medians
-
     _host_facts()
 
     def waits(kind: str) -> None:
         if kind.startswith("busy"):
-            with torch.cuda.device(device):
-                torch.cuda._sleep(int(100.0 * cpm))
+            queue_spin(device, 100.0, cpm)
             if kind == "busy+spin":
                 _spin(2e-3)
         elif kind == "idle+sleep":
@@ -238,14 +244,7 @@ def wake(device: torch.device, cpm: float, reps: int = 9) -> None:
         for kind in ("busy", "busy+spin", "idle", "idle+sleep", "idle+spin"):
 
             def sample(call: Callable[[], object], kind: str = kind) -> float:
-                torch.cuda.synchronize(device)
-                waits(kind)
-                t0 = time.perf_counter_ns()
-                result = call()
-                us = (time.perf_counter_ns() - t0) / 1e3
-                del result
-                torch.cuda.synchronize(device)
-                return us
+                return host_ns_after(call, device, lambda: waits(kind)) / 1e3
 
             got = rotated_medians(cases, reps, sample)
             spread = got.pop("spread")
@@ -291,8 +290,6 @@ def vllm_small_steps(data: torch.Tensor, device: torch.device) -> dict[str, floa
 
 def small_steps_probe(device: torch.device, cpm: float, reps: int = 15) -> None:
     """``--small-steps``: the module docstring."""
-    from h2d_bench import rotated_medians
-
     data = torch.arange(1024, dtype=torch.int32)
     laps: dict[str, list[dict[str, float]]] = {"ref steps": [], "vllm steps": []}
     cases: dict[str, Callable[[], object]] = {
@@ -313,15 +310,8 @@ def small_steps_probe(device: torch.device, cpm: float, reps: int = 15) -> None:
             v.clear()
 
         def sample(call: Callable[[], object], busy: float = busy) -> float:
-            torch.cuda.synchronize(device)
-            if busy:
-                with torch.cuda.device(device):
-                    torch.cuda._sleep(int(busy * cpm))
-            t0 = time.perf_counter_ns()
-            call()
-            us = (time.perf_counter_ns() - t0) / 1e3
-            torch.cuda.synchronize(device)
-            return us
+            before = (lambda: queue_spin(device, busy, cpm)) if busy else (lambda: None)
+            return host_ns_after(call, device, before) / 1e3
 
         got = rotated_medians(cases, reps, sample)
         got.pop("spread")
