@@ -45,6 +45,9 @@ before the call), ``idle`` (nothing queued, no wait), ``idle+sleep`` (nothing qu
 cpuidle states are printed first. If ``idle+sleep`` shows the busy penalty and ``busy+spin`` does not, the busy
 rows time a host core waking from an idle state, not the stream.
 
+``--route-ab`` runs the bench's sections (a) and (b) at small sizes with the reference's small path twice, its numpy
+route on and off (:func:`route_ab`).
+
 ``--small-steps`` times the small-pool path step by step at 4 KiB (a pageable int32 tensor), as the fast path takes
 it: the attribute checks, ``is_pinned()``, the pool lookup and lock, the slice (``small_tensor``), the host
 ``copy_`` and the DMA (``_dma``); beside it vLLM's steps (``torch.empty(pin_memory=True)``, ``copy_``, ``.to``)
@@ -422,11 +425,49 @@ def interleaved(device: torch.device, cpm: float, reps: int = 9) -> None:
         interleaved_row(nbytes, device, cpm, reps)
 
 
+def _with_numpy_dims(dims: int) -> Callable[[object, torch.device], object]:
+    """The reference's call with ``h2d._NUMPY_MAX_DIMS`` set to ``dims`` for its duration (-1: the torch route)."""
+
+    def call(p: object, d: torch.device) -> object:
+        saved, _h2d._NUMPY_MAX_DIMS = _h2d._NUMPY_MAX_DIMS, dims
+        try:
+            return h2d_impl.async_tensor_h2d(p, d)
+        finally:
+            _h2d._NUMPY_MAX_DIMS = saved
+
+    return call
+
+
+def route_ab(device: torch.device, rounds: int = 2) -> None:
+    """The bench's section (a) at 1-4,096 elements and its section (b) at 4-256 KiB, with the reference twice: ``ref
+    numpy`` (the small path's numpy route on, as shipped) and ``ref torch`` (off: ``h2d._NUMPY_MAX_DIMS = -1``), vLLM
+    beside them, ``rounds`` times: does the route the CPU machine measured 0.3-0.5 us faster warm and 1-14 us slower
+    cold pay on a GPU host?"""
+    pats = {"ref numpy": _with_numpy_dims(_h2d._NUMPY_MAX_DIMS), "ref torch": _with_numpy_dims(-1)}
+    if "vllm" in patterns():
+        pats["vllm"] = patterns()["vllm"]
+    for r in range(rounds):
+        for row in bench_small(device, pats, [1, 16, 256, 4096], 2000):
+            print(
+                f"route-ab {r} (a) n={row['n']} {row['kind']}: "
+                + " ".join(f"{k}={row[k]:.2f}" for k in (*pats, "staged_floor")),
+                flush=True,
+            )
+        for row in bench_busy(device, pats, [4096, 65536, 262144], 100.0, 15):
+            print(
+                f"route-ab {r} (b) {row['bytes']} B: " + " ".join(f"{k}={row[k] * 1e3:.1f}us" for k in pats),
+                flush=True,
+            )
+
+
 def main() -> None:
     device = torch.device("cuda", torch.cuda.current_device())
     cpm = cycles_per_ms(device)
     if "--small-steps" in sys.argv[1:]:
         small_steps_probe(device, cpm)
+        return
+    if "--route-ab" in sys.argv[1:]:
+        route_ab(device)
         return
     if "--wake" in sys.argv[1:]:
         wake(device, cpm)

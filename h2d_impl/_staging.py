@@ -139,7 +139,7 @@ def _contiguous_strides(shape: torch.Size) -> tuple[int, ...]:
 
 
 class _Chunk:
-    __slots__ = ("block", "start", "done", "stream", "key", "views", "arrays", "marked", "last")
+    __slots__ = ("block", "start", "done", "stream", "key", "owner", "views", "arrays", "marked", "last")
 
     def __init__(self, block: torch.Tensor) -> None:
         self.block = block  # uint8, pinned (or pageable where pinning is off), contiguous
@@ -149,6 +149,8 @@ class _Chunk:
         self.done: Any = None  # event recorded after its last copy of this use
         self.stream: Any = None
         self.key: int = 0  # the pool's stream_key() of ``stream``
+        # on cudaStreamPerThread, the thread whose stream it is (its events can be recorded from that thread only)
+        self.owner: int | None = None
         self.marked = False  # start recorded for this use (mark_start)
         # the whole-block view last made by tensor(start=0): (shape, dtype, view)
         self.last: tuple[torch.Size, torch.dtype, torch.Tensor] | None = None
@@ -234,6 +236,8 @@ class StagingPool:
         self.open: _Chunk | None = None
         self.open_key: int = 0
         self.open_off = 0
+        # the open chunk is on cudaStreamPerThread: each copy reading it records its ``done`` (:meth:`copied`)
+        self.open_owned = False
         self.clock = clock if clock is not None else (_CudaClock(device) if device.type == "cuda" else None)
         self.stream_key: Callable[[], int] = self.clock.stream_key if self.clock is not None else (lambda: 0)
 
@@ -348,7 +352,8 @@ class StagingPool:
                 # cudaStreamPerThread (handle 2, e.g. torch.cuda.ExternalStream(2)) is one handle
                 # for a different stream in each thread: key it by thread too, or _first_done
                 # would take two threads' streams for one (found by an outside review of the fast paths)
-                chunk.key = key if key != _PER_THREAD_STREAM else hash((key, threading.get_ident()))
+                chunk.owner = None if key != _PER_THREAD_STREAM else threading.get_ident()
+                chunk.key = key if chunk.owner is None else hash((key, chunk.owner))
                 if chunk.start is None:
                     chunk.start, chunk.done = self.clock.event(), self.clock.event()
             except BaseException:
@@ -371,12 +376,32 @@ class StagingPool:
     def give_back(self, chunk: _Chunk) -> None:
         """Mark ``chunk``'s copies issued (caller holds :attr:`lock`): reusable once ``done`` completes."""
         if self.clock is not None:
-            if not chunk.marked:  # nothing was issued (the caller failed first): start = done, no wait behind others
-                chunk.start.record(chunk.stream)
-            chunk.done.record(chunk.stream)
+            # a chunk of another thread's cudaStreamPerThread (a small pool's open chunk, closed by the next thread):
+            # recorded here, its events would land on this thread's stream; its owner recorded ``done`` after each
+            # copy (:meth:`copied`), and a start is recorded when the chunk is opened
+            if chunk.owner is None or chunk.owner == threading.get_ident():
+                if (
+                    not chunk.marked
+                ):  # nothing was issued (the caller failed first): start = done, no wait behind others
+                    chunk.start.record(chunk.stream)
+                chunk.done.record(chunk.stream)
             self._inflight.append(chunk)
         else:
             self._free.append(chunk)
+
+    def copied(self) -> None:
+        """Record the open chunk's ``done`` on the calling thread's stream, right after a copy reading it was issued, where
+        the chunk is on cudaStreamPerThread (caller holds :attr:`lock`; :attr:`open_owned` says so).
+
+        That handle is a different stream in each thread, so when the next thread's call closes the chunk
+        (:meth:`give_back`) it cannot record on the owner's stream: without this the ``done`` it recorded covered its
+        own stream, and the chunk was reused while the owner's copy was still queued (an outside review found it in a
+        simulation on the CPU). torch's own streams (the default and pool streams) are one stream for every thread and
+        never take this branch.
+        """
+        chunk = self.open
+        if chunk is not None and self.clock is not None:
+            chunk.done.record(chunk.stream)
 
     def small_tensor(self, shape: torch.Size, dtype: torch.dtype, nbytes: int) -> torch.Tensor:
         """A contiguous ``dtype`` tensor of ``shape`` (``nbytes`` bytes) in the open chunk.
@@ -415,14 +440,18 @@ class StagingPool:
     def _small_start(self, nbytes: int) -> tuple[_Chunk, int]:
         """The open chunk (a new one if this stream's is full) and the byte offset of ``nbytes`` reserved in it."""
         key = self.stream_key()
+        if key == _PER_THREAD_STREAM:  # a different stream in each thread: one open chunk per thread (as take keys it)
+            key = hash((key, threading.get_ident()))
         chunk = self.open
         if chunk is None or key != self.open_key or self.open_off + nbytes > self.chunk_bytes:
             if chunk is not None:
                 self.open = None  # closed before the next take, which may raise (no second give_back)
+                self.open_owned = False
                 self.give_back(chunk)
             chunk = self.take()
             self.mark_start(chunk)  # a small pool never waits on its start: before the host copy is fine
             self.open, self.open_key, self.open_off = chunk, key, 0
+            self.open_owned = chunk.owner is not None
         start = self.open_off
         self.open_off = start + _aligned(nbytes)
         return chunk, start
@@ -430,7 +459,7 @@ class StagingPool:
     def trim(self) -> int:
         """Drop every chunk whose copies have completed (caller holds :attr:`lock`); returns bytes dropped."""
         if self.open is not None:
-            chunk, self.open = self.open, None
+            chunk, self.open, self.open_owned = self.open, None, False
             self.give_back(chunk)
         kept: collections.deque[_Chunk] = collections.deque()
         dropped = len(self._free)

@@ -444,12 +444,16 @@ def _stage_small(
             flat = pool.small_array(source.numel(), dtype)
             written = flat if source.dim() == 1 else flat.reshape(source.shape)
             np.copyto(written, source.numpy())
-            return _dma(torch.from_numpy(written), target, out)
-        staging = pool.small_tensor(source.shape, dtype, nbytes)
-        # on this thread alone (small_max <= SERIAL_COPY_MAX_BYTES by default); with fewer bytes
-        # than the grain's elements torch's own copy_ is serial: tested inline, two calls saved
-        staging.copy_(source) if nbytes <= _TORCH_GRAIN else _host_copy(staging, source)
-        return _dma(staging, target, out)
+            moved = _dma(torch.from_numpy(written), target, out)
+        else:
+            staging = pool.small_tensor(source.shape, dtype, nbytes)
+            # on this thread alone (small_max <= SERIAL_COPY_MAX_BYTES by default); with fewer bytes
+            # than the grain's elements torch's own copy_ is serial: tested inline, two calls saved
+            staging.copy_(source) if nbytes <= _TORCH_GRAIN else _host_copy(staging, source)
+            moved = _dma(staging, target, out)
+        if pool.open_owned:  # cudaStreamPerThread: the done only this thread can record (StagingPool.copied)
+            pool.copied()
+        return moved
 
 
 # numpy 2 refuses a Python int out of an integer dtype's range in an assignment (OverflowError); numpy 1 wrapped it
@@ -493,7 +497,10 @@ def _stage_int_list(
             # and read by no copy, goes back to the pool, and the general route decides on the list as it is now
             pool.unreserve_last(count, dtype)
             return None
-        return _dma(torch.from_numpy(view), target, None)
+        moved = _dma(torch.from_numpy(view), target, None)
+        if pool.open_owned:  # cudaStreamPerThread: the done only this thread can record (StagingPool.copied)
+            pool.copied()
+        return moved
 
 
 def _dma(staging: torch.Tensor, target: torch.device, out: torch.Tensor | None) -> torch.Tensor:

@@ -599,3 +599,139 @@ def test_a_block_taken_whole_again_keeps_its_view_only_for_the_same_shape_and_dt
     assert not made.is_inference()
     fresh.tensor(torch.Size([2]), torch.int64).copy_(torch.tensor([5, 6]))  # outside the mode: no RuntimeError
     assert fresh.block[:16].view(torch.int64).tolist() == [5, 6]
+
+
+class _PerThreadDefault:
+    """cudaStreamPerThread as ``torch.cuda.ExternalStream(2)`` gives it: one handle, and work or an event recorded on it
+    lands on the calling thread's own stream (each thread's a :class:`SimStream`)."""
+
+    key = _staging._PER_THREAD_STREAM
+
+    def __init__(self) -> None:
+        import threading
+
+        self._local = threading.local()
+
+    def own(self) -> SimStream:
+        """The calling thread's stream."""
+        if not hasattr(self._local, "stream"):
+            self._local.stream = SimStream(self.key)
+        return self._local.stream
+
+    def enqueue(self) -> int:
+        return self.own().enqueue()
+
+
+class _PerThreadEvent(SimEvent):
+    def record(self, stream) -> None:
+        super().record(stream.own() if isinstance(stream, _PerThreadDefault) else stream)
+
+
+class _PerThreadClock(SimClock):
+    """Every thread's current stream is its cudaStreamPerThread."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.current = _PerThreadDefault()  # type: ignore[assignment]
+
+    def event(self) -> SimEvent:
+        return _PerThreadEvent(self)
+
+
+_SMALL_ROUTES = {
+    "torch copy_": lambda n: (torch.arange(n, dtype=torch.int32), False),
+    "numpy copyto": lambda n: (torch.arange(n, dtype=torch.int32), True),
+    "int list": lambda n: (list(range(n)), None),
+}
+
+
+@pytest.mark.parametrize("route", sorted(_SMALL_ROUTES))
+def test_a_per_thread_stream_chunk_closed_by_another_thread_is_not_reused_before_its_copy(monkeypatch, route):
+    """cudaStreamPerThread is a different stream in each thread. Thread A stages a small call behind a long kernel on its
+    stream; thread B's calls then close A's open chunk, run their own stream and fill chunks: no slice B writes may lie
+    in A's chunk while A's copy is still queued. Keyed by the raw handle, the small pool shared A's open chunk with B,
+    and the ``done`` B recorded on closing it landed on B's stream: B reused A's bytes (the outside review of
+    2026-12-06; docs/reference.md). Driven through ``_stage_small``'s two routes and ``_stage_int_list``, with the
+    DMA queued on the simulated stream."""
+    from h2d_contracts.h2d_impl import h2d as R
+
+    clock = _PerThreadClock()
+    pool = StagingPool(CPU, 128, pin=False, small=True, max_retained=1 << 20, clock=clock)
+    monkeypatch.setattr(_staging, "pool_for", lambda *a, **k: pool)
+    staged: list[tuple[int, int]] = []  # (address, bytes) of each DMA's source
+
+    def dma(staging: torch.Tensor, target: torch.device, out: torch.Tensor | None) -> torch.Tensor:
+        clock.current.enqueue()  # the copy reading the slice, on the calling thread's stream
+        staged.append((staging.data_ptr(), staging.numel() * staging.element_size()))
+        return staging.clone()
+
+    monkeypatch.setattr(R, "_dma", dma)
+
+    def call() -> None:
+        data, plain = _SMALL_ROUTES[route](4)
+        if plain is None:
+            assert R._stage_int_list(data, torch.int32, CPU, 1 << 10) is not None
+        else:
+            R._stage_small(data, torch.int32, CPU, None, 16, False, plain=plain)
+
+    clock.current.enqueue()  # a long kernel on thread A's stream, never run in this test
+    call()
+    a_start, a_bytes = staged[0]
+    errors: list[BaseException] = []
+
+    def thread_b() -> None:
+        try:
+            for _ in range(12):  # 64 bytes a slice (ALIGN): six chunks of 128 bytes
+                call()
+                clock.current.own().run()
+        except BaseException as e:  # noqa: BLE001 - re-raised on the main thread
+            errors.append(e)
+
+    import threading
+
+    worker = threading.Thread(target=thread_b)
+    worker.start()
+    worker.join()
+    assert not errors, errors
+    b_spans = staged[1:]
+    assert len(b_spans) == 12
+    overlap = [s for s, n in b_spans if s < a_start + a_bytes and a_start < s + n]
+    assert not overlap, f"thread B wrote {len(overlap)} slices into A's still-queued bytes at {a_start:#x}"
+
+
+@pytest.mark.skipif(
+    not torch.cuda.is_available(), reason="cudaStreamPerThread is a CUDA stream: a GPU runner runs this"
+)
+def test_per_thread_default_stream_small_calls_land_intact_cuda():
+    """The simulated case above on a GPU: thread A stages 4 int32 on its cudaStreamPerThread behind 300 ms of spin work;
+    thread B, on its own, then makes 24 calls of 256 KiB (six small chunks' worth), each synchronized. A's result must
+    be A's values once its stream ran, and the spin work must still have been queued when B finished (else the case
+    was not exercised and the test says so)."""
+    import threading
+
+    from h2d_contracts.contracts.gpu.timing import busy
+    from h2d_contracts.h2d_impl import async_tensor_h2d
+
+    device = torch.device("cuda", torch.cuda.current_device())
+    per_thread = torch.cuda.ExternalStream(_staging._PER_THREAD_STREAM, device=device)
+    n_b = _staging.SMALL_MAX_BYTES // 4
+    b_ok: list[bool] = []
+
+    def thread_b() -> None:
+        with torch.cuda.stream(per_thread):
+            for i in range(24):
+                got = async_tensor_h2d(torch.full((n_b,), 100 + i, dtype=torch.int32), device)
+                torch.cuda.current_stream(device).synchronize()
+                b_ok.append(bool((got == 100 + i).all()))
+
+    with torch.cuda.stream(per_thread):
+        spin = busy(300.0, device)
+        a = async_tensor_h2d(torch.full((4,), 7, dtype=torch.int32), device)
+        worker = threading.Thread(target=thread_b)
+        worker.start()
+        worker.join()
+        still_queued = not spin.query()
+        torch.cuda.current_stream(device).synchronize()
+    assert b_ok == [True] * 24
+    assert still_queued, "the spin work ended before thread B's calls did: the case was not exercised"
+    assert a.cpu().tolist() == [7, 7, 7, 7], "thread B reused the bytes of thread A's still-queued copy"
