@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import collections
 import functools
+import itertools
 import os
 import threading
 import time
@@ -121,6 +122,21 @@ SCAN = 8
 ALIGN = 64
 #: CUDA's ``cudaStreamPerThread`` handle.
 _PER_THREAD_STREAM = 2
+
+
+_THREAD = threading.local()
+_TOKENS = itertools.count(1)
+
+
+def _thread_token() -> int:
+    """A number for the calling thread that no other thread of the process ever gets, unlike
+    ``threading.get_ident()``, which CPython hands to the next thread as soon as one exits (while the exited thread's
+    copies may still be queued on its cudaStreamPerThread: an outside review, 2026-12-06)."""
+    try:
+        return _THREAD.token  # type: ignore[no-any-return]
+    except AttributeError:
+        _THREAD.token = token = next(_TOKENS)
+        return token
 
 
 def _aligned(nbytes: int) -> int:
@@ -352,7 +368,7 @@ class StagingPool:
                 # cudaStreamPerThread (handle 2, e.g. torch.cuda.ExternalStream(2)) is one handle
                 # for a different stream in each thread: key it by thread too, or _first_done
                 # would take two threads' streams for one (found by an outside review of the fast paths)
-                chunk.owner = None if key != _PER_THREAD_STREAM else threading.get_ident()
+                chunk.owner = None if key != _PER_THREAD_STREAM else _thread_token()
                 chunk.key = key if chunk.owner is None else hash((key, chunk.owner))
                 if chunk.start is None:
                     chunk.start, chunk.done = self.clock.event(), self.clock.event()
@@ -379,7 +395,7 @@ class StagingPool:
             # a chunk of another thread's cudaStreamPerThread (a small pool's open chunk, closed by the next thread):
             # recorded here, its events would land on this thread's stream; its owner recorded ``done`` after each
             # copy (:meth:`copied`), and a start is recorded when the chunk is opened
-            if chunk.owner is None or chunk.owner == threading.get_ident():
+            if chunk.owner is None or chunk.owner == _thread_token():
                 if (
                     not chunk.marked
                 ):  # nothing was issued (the caller failed first): start = done, no wait behind others
@@ -441,7 +457,7 @@ class StagingPool:
         """The open chunk (a new one if this stream's is full) and the byte offset of ``nbytes`` reserved in it."""
         key = self.stream_key()
         if key == _PER_THREAD_STREAM:  # a different stream in each thread: one open chunk per thread (as take keys it)
-            key = hash((key, threading.get_ident()))
+            key = hash((key, _thread_token()))
         chunk = self.open
         if chunk is None or key != self.open_key or self.open_off + nbytes > self.chunk_bytes:
             if chunk is not None:
@@ -449,7 +465,11 @@ class StagingPool:
                 self.open_owned = False
                 self.give_back(chunk)
             chunk = self.take()
-            self.mark_start(chunk)  # a small pool never waits on its start: before the host copy is fine
+            try:
+                self.mark_start(chunk)  # a small pool never waits on its start: before the host copy is fine
+            except BaseException:
+                self._free.append(chunk)  # no copy reads it: free for the next take, still counted (outside review)
+                raise
             self.open, self.open_key, self.open_off = chunk, key, 0
             self.open_owned = chunk.owner is not None
         start = self.open_off

@@ -439,21 +439,23 @@ def _stage_small(
         if plain and dtype is source.dtype and dtype in _NUMPY_SAME and 0 < nbytes and source.dim() <= _NUMPY_MAX_DIMS:
             # into its own dtype, a plain tensor: numpy writes the slice and torch.from_numpy makes the DMA's source,
             # without torch's copy_ and as_strided: 0.3-0.5 us less host staging warm on the CPU machine, but 1-14 us
-            # more after the host waited 50 ms, among torch-only calls (medians of two runs, dev/cold_route_probe.py;
-            # docs/performance.md): to be weighed on a GPU (the bench's busy rows sample after such a wait)
+            # more after the host waited 50 ms, among torch-only calls (medians of two runs, dev/cold_route_probe.py);
+            # on an H100 ahead in 13 of 16 idle cells, and behind a busy stream 22-31% less host time at 256 KiB,
+            # mixed at 4-64 KiB (dev/busy_path_probe.py --route-ab; docs/performance.md)
             flat = pool.small_array(source.numel(), dtype)
             written = flat if source.dim() == 1 else flat.reshape(source.shape)
             np.copyto(written, source.numpy())
-            moved = _dma(torch.from_numpy(written), target, out)
+            staging = torch.from_numpy(written)
         else:
             staging = pool.small_tensor(source.shape, dtype, nbytes)
             # on this thread alone (small_max <= SERIAL_COPY_MAX_BYTES by default); with fewer bytes
             # than the grain's elements torch's own copy_ is serial: tested inline, two calls saved
             staging.copy_(source) if nbytes <= _TORCH_GRAIN else _host_copy(staging, source)
-            moved = _dma(staging, target, out)
-        if pool.open_owned:  # cudaStreamPerThread: the done only this thread can record (StagingPool.copied)
-            pool.copied()
-        return moved
+        try:
+            return _dma(staging, target, out)
+        finally:  # also when the copy raised after it was queued (outside review)
+            if pool.open_owned:  # cudaStreamPerThread: the done only this thread can record (StagingPool.copied)
+                pool.copied()
 
 
 # numpy 2 refuses a Python int out of an integer dtype's range in an assignment (OverflowError); numpy 1 wrapped it
@@ -497,10 +499,11 @@ def _stage_int_list(
             # and read by no copy, goes back to the pool, and the general route decides on the list as it is now
             pool.unreserve_last(count, dtype)
             return None
-        moved = _dma(torch.from_numpy(view), target, None)
-        if pool.open_owned:  # cudaStreamPerThread: the done only this thread can record (StagingPool.copied)
-            pool.copied()
-        return moved
+        try:
+            return _dma(torch.from_numpy(view), target, None)
+        finally:  # also when the copy raised after it was queued (outside review)
+            if pool.open_owned:  # cudaStreamPerThread: the done only this thread can record (StagingPool.copied)
+                pool.copied()
 
 
 def _dma(staging: torch.Tensor, target: torch.device, out: torch.Tensor | None) -> torch.Tensor:

@@ -645,24 +645,27 @@ _SMALL_ROUTES = {
 }
 
 
-@pytest.mark.parametrize("route", sorted(_SMALL_ROUTES))
-def test_a_per_thread_stream_chunk_closed_by_another_thread_is_not_reused_before_its_copy(monkeypatch, route):
-    """cudaStreamPerThread is a different stream in each thread. Thread A stages a small call behind a long kernel on its
-    stream; thread B's calls then close A's open chunk, run their own stream and fill chunks: no slice B writes may lie
-    in A's chunk while A's copy is still queued. Keyed by the raw handle, the small pool shared A's open chunk with B,
-    and the ``done`` B recorded on closing it landed on B's stream: B reused A's bytes (the outside review of
-    2026-12-06; docs/reference.md). Driven through ``_stage_small``'s two routes and ``_stage_int_list``, with the
-    DMA queued on the simulated stream."""
+def _per_thread_rig(monkeypatch, route: str, *, raise_first: bool = False):
+    """A small pool on :class:`_PerThreadClock` behind ``_stage_small`` / ``_stage_int_list`` (``route``), its DMA queued on
+    the calling thread's simulated stream. Returns ``(pool, staged, call, run_b)``: ``staged`` the (address, bytes) of each
+    DMA's source; ``call()`` one small call of 4 int32; ``run_b(k)`` ``k`` calls on a new thread, each followed by its
+    stream running. ``raise_first``: the first DMA raises after it was queued."""
+    import threading
+
     from h2d_contracts.h2d_impl import h2d as R
 
     clock = _PerThreadClock()
     pool = StagingPool(CPU, 128, pin=False, small=True, max_retained=1 << 20, clock=clock)
     monkeypatch.setattr(_staging, "pool_for", lambda *a, **k: pool)
-    staged: list[tuple[int, int]] = []  # (address, bytes) of each DMA's source
+    staged: list[tuple[int, int]] = []
+    raising = [raise_first]
 
     def dma(staging: torch.Tensor, target: torch.device, out: torch.Tensor | None) -> torch.Tensor:
         clock.current.enqueue()  # the copy reading the slice, on the calling thread's stream
         staged.append((staging.data_ptr(), staging.numel() * staging.element_size()))
+        if raising[0]:
+            raising[0] = False
+            raise RuntimeError("a failure after the copy was queued")
         return staging.clone()
 
     monkeypatch.setattr(R, "_dma", dma)
@@ -674,64 +677,162 @@ def test_a_per_thread_stream_chunk_closed_by_another_thread_is_not_reused_before
         else:
             R._stage_small(data, torch.int32, CPU, None, 16, False, plain=plain)
 
-    clock.current.enqueue()  # a long kernel on thread A's stream, never run in this test
+    def run_b(k: int) -> None:
+        errors: list[BaseException] = []
+
+        def thread_b() -> None:
+            try:
+                for _ in range(k):
+                    call()
+                    clock.current.own().run()
+            except BaseException as e:  # noqa: BLE001 - re-raised on the calling thread
+                errors.append(e)
+
+        worker = threading.Thread(target=thread_b)
+        worker.start()
+        worker.join()
+        if errors:
+            raise errors[0]
+
+    return pool, staged, call, run_b
+
+
+def _overlapping(staged: list[tuple[int, int]], span: tuple[int, int]) -> list[int]:
+    start, nbytes = span
+    return [s for s, n in staged if s < start + nbytes and start < s + n]
+
+
+@pytest.mark.parametrize("route", sorted(_SMALL_ROUTES))
+def test_a_per_thread_stream_chunk_closed_by_another_thread_is_not_reused_before_its_copy(monkeypatch, route):
+    """cudaStreamPerThread is a different stream in each thread. Thread A stages a small call behind a long kernel on its
+    stream; thread B's calls then close A's open chunk, run their own stream and fill chunks: no slice B writes may lie
+    in A's chunk while A's copy is still queued. Keyed by the raw handle, the small pool shared A's open chunk with B,
+    and the ``done`` B recorded on closing it landed on B's stream: B reused A's bytes (the outside review of
+    2026-12-06; docs/reference.md). Driven through ``_stage_small``'s two routes and ``_stage_int_list``."""
+    pool, staged, call, run_b = _per_thread_rig(monkeypatch, route)
+    pool.clock.current.enqueue()  # a long kernel on thread A's stream, never run in this test
     call()
-    a_start, a_bytes = staged[0]
-    errors: list[BaseException] = []
+    run_b(12)  # 64 bytes a slice (ALIGN): six chunks of 128 bytes
+    assert len(staged) == 13
+    overlap = _overlapping(staged[1:], staged[0])
+    assert not overlap, f"thread B wrote {len(overlap)} slices into A's still-queued bytes"
 
-    def thread_b() -> None:
-        try:
-            for _ in range(12):  # 64 bytes a slice (ALIGN): six chunks of 128 bytes
-                call()
-                clock.current.own().run()
-        except BaseException as e:  # noqa: BLE001 - re-raised on the main thread
-            errors.append(e)
 
+@pytest.mark.parametrize("route", sorted(_SMALL_ROUTES))
+def test_a_thread_given_an_exited_threads_ident_does_not_own_its_chunk(monkeypatch, route):
+    """CPython hands an exited thread's ``threading.get_ident()`` to the next thread, while the exited thread's copies may
+    still be queued on its cudaStreamPerThread; the new thread has a new stream. Keyed by the ident, the new thread
+    took the old one's open chunk for its own and re-recorded its ``done`` on its own stream (the second outside
+    review of 2026-12-06). Here every thread reports the same ident (as CPython may): thread A stages behind a long
+    kernel and exits, thread B's calls must not reuse A's bytes."""
     import threading
+    import types
 
-    worker = threading.Thread(target=thread_b)
+    # the pool's module sees one ident for every thread (threading itself must keep its own to join threads)
+    same_ident = types.SimpleNamespace(**{**vars(threading), "get_ident": lambda: 12345})
+    monkeypatch.setattr(_staging, "threading", same_ident)
+    pool, staged, call, run_b = _per_thread_rig(monkeypatch, route)
+
+    def thread_a() -> None:
+        pool.clock.current.enqueue()  # a long kernel on A's stream, never run
+        call()
+
+    worker = threading.Thread(target=thread_a)
     worker.start()
     worker.join()
-    assert not errors, errors
-    b_spans = staged[1:]
-    assert len(b_spans) == 12
-    overlap = [s for s, n in b_spans if s < a_start + a_bytes and a_start < s + n]
-    assert not overlap, f"thread B wrote {len(overlap)} slices into A's still-queued bytes at {a_start:#x}"
+    run_b(12)
+    overlap = _overlapping(staged[1:], staged[0])
+    assert not overlap, f"thread B wrote {len(overlap)} slices into the exited thread A's still-queued bytes"
+
+
+@pytest.mark.parametrize("route", sorted(_SMALL_ROUTES))
+def test_a_copy_queued_before_a_failure_stays_covered_on_a_per_thread_stream(monkeypatch, route):
+    """A call whose copy was queued and then failed (an ``out.copy_`` raising after its memcpy, an interrupt) still
+    records its chunk's ``done`` on cudaStreamPerThread: the next thread closing the chunk records nothing there, so
+    without it the chunk read as finished (the second outside review of 2026-12-06)."""
+    pool, staged, call, run_b = _per_thread_rig(monkeypatch, route, raise_first=True)
+    pool.clock.current.enqueue()  # a long kernel on thread A's stream, never run
+    with pytest.raises(RuntimeError, match="after the copy was queued"):
+        call()
+    run_b(12)
+    overlap = _overlapping(staged[1:], staged[0])
+    assert not overlap, f"thread B wrote {len(overlap)} slices into A's still-queued bytes"
+
+
+def test_a_small_pool_whose_mark_start_raises_keeps_the_chunk(monkeypatch):
+    """A chunk taken to open, whose start could not be recorded, goes back to the free list (no copy reads it): before, it
+    was in no list and still counted in ``retained``, so it could never be trimmed and held part of the cap for good
+    (the second outside review of 2026-12-06)."""
+    pool, clock = _pool(small=True, chunk=64)
+    real = pool.mark_start
+
+    def fails(chunk):
+        raise RuntimeError("cudaEventRecord failed")
+
+    monkeypatch.setattr(pool, "mark_start", fails)
+    with pytest.raises(RuntimeError, match="cudaEventRecord"):
+        pool.small_tensor(torch.Size([8]), torch.uint8, 8)
+    assert pool.retained == 64 and pool.stats()["free_chunks"] == 1 and pool.open is None
+    monkeypatch.setattr(pool, "mark_start", real)
+    pool.small_tensor(torch.Size([8]), torch.uint8, 8)
+    assert pool.allocations == 1
 
 
 @pytest.mark.skipif(
     not torch.cuda.is_available(), reason="cudaStreamPerThread is a CUDA stream: a GPU runner runs this"
 )
 def test_per_thread_default_stream_small_calls_land_intact_cuda():
-    """The simulated case above on a GPU: thread A stages 4 int32 on its cudaStreamPerThread behind 300 ms of spin work;
-    thread B, on its own, then makes 24 calls of 256 KiB (six small chunks' worth), each synchronized. A's result must
-    be A's values once its stream ran, and the spin work must still have been queued when B finished (else the case
-    was not exercised and the test says so)."""
+    """The simulated case above on a GPU: thread A stages 4 int32 on its cudaStreamPerThread behind about a second of
+    spin work; thread B, on its own, then makes 24 calls of 256 KiB (six small chunks' worth), each synchronized. A's
+    result must be A's values once its stream ran, and the spin work must still have been queued when B finished (else
+    the case was not exercised, and the test fails saying so). Both threads first warm up (their streams exist, the
+    device allocator caches B's blocks, and B's first 24 calls, queued behind 50 ms of spin, leave the pool holding
+    finished chunks), so that no allocation during B's calls can wait for the device."""
     import threading
+    import time
 
-    from h2d_contracts.contracts.gpu.timing import busy
     from h2d_contracts.h2d_impl import async_tensor_h2d
 
     device = torch.device("cuda", torch.cuda.current_device())
     per_thread = torch.cuda.ExternalStream(_staging._PER_THREAD_STREAM, device=device)
     n_b = _staging.SMALL_MAX_BYTES // 4
+    ready, go = threading.Event(), threading.Event()
     b_ok: list[bool] = []
+    b_seconds: list[float] = []
+
+    def b_calls(base: int, *, sync_each: bool) -> list[bool]:
+        got = []
+        for i in range(24):
+            got.append(async_tensor_h2d(torch.full((n_b,), base + i, dtype=torch.int32), device))
+            if sync_each:
+                torch.cuda.current_stream(device).synchronize()
+        torch.cuda.current_stream(device).synchronize()
+        return [bool((g == base + i).all()) for i, g in enumerate(got)]
 
     def thread_b() -> None:
         with torch.cuda.stream(per_thread):
-            for i in range(24):
-                got = async_tensor_h2d(torch.full((n_b,), 100 + i, dtype=torch.int32), device)
-                torch.cuda.current_stream(device).synchronize()
-                b_ok.append(bool((got == 100 + i).all()))
+            torch.cuda._sleep(100_000_000)  # about 50 ms: the warm-up's chunks are all queued, so the pool grows
+            b_ok.extend(b_calls(100, sync_each=False))
+            ready.set()
+            go.wait(60)
+            t0 = time.perf_counter()
+            b_ok.extend(b_calls(1000, sync_each=True))
+            b_seconds.append(time.perf_counter() - t0)
 
+    worker = threading.Thread(target=thread_b)
+    worker.start()
     with torch.cuda.stream(per_thread):
-        spin = busy(300.0, device)
+        async_tensor_h2d(torch.full((4,), 6, dtype=torch.int32), device)
+        torch.cuda.current_stream(device).synchronize()
+        ready.wait(60)
+        torch.cuda._sleep(2_000_000_000)  # about a second at the SM clocks of an H100 or H200
+        spin = torch.cuda.Event()
+        spin.record()
         a = async_tensor_h2d(torch.full((4,), 7, dtype=torch.int32), device)
-        worker = threading.Thread(target=thread_b)
-        worker.start()
+        go.set()
         worker.join()
         still_queued = not spin.query()
         torch.cuda.current_stream(device).synchronize()
-    assert b_ok == [True] * 24
-    assert still_queued, "the spin work ended before thread B's calls did: the case was not exercised"
+    assert b_ok == [True] * 48
+    assert still_queued, f"the spin work ended before thread B's calls did ({b_seconds} s): the case was not exercised"
     assert a.cpu().tolist() == [7, 7, 7, 7], "thread B reused the bytes of thread A's still-queued copy"
