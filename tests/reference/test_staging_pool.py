@@ -783,26 +783,30 @@ def test_a_small_pool_whose_mark_start_raises_keeps_the_chunk(monkeypatch):
 )
 def test_per_thread_default_stream_small_calls_land_intact_cuda():
     """The simulated case above on a GPU: thread A stages 4 int32 on its cudaStreamPerThread behind about a second of
-    spin work; thread B, on its own, then makes 24 calls of 256 KiB (six small chunks' worth), each synchronized. A's
-    result must be A's values once its stream ran, and the spin work must still have been queued when B finished (else
-    the case was not exercised, and the test fails saying so). Both threads first warm up (their streams exist, the
-    device allocator caches B's blocks, and B's first 24 calls, queued behind 50 ms of spin, leave the pool holding
-    finished chunks), so that no allocation during B's calls can wait for the device."""
+    spin work; thread B, on its own, then makes 48 calls of 256 KiB (twelve small chunks' worth), each synchronized.
+    A's result must be A's values once its stream ran, and the spin work must still have been queued when B finished
+    (else the case was not exercised, and the test fails saying so). Both threads first warm up (their streams exist,
+    the device allocator caches B's blocks, and B's first 12 calls, queued behind 50 ms of spin, leave the pool holding
+    three or four finished chunks), so that no allocation during B's calls can wait for the device, and B's calls cycle
+    through every chunk of the pool several times (with 24 calls and 24 warm-up calls, the reference before its fix
+    passed on an H100: B never came back to A's chunk)."""
     import threading
     import time
 
     from h2d_contracts.h2d_impl import async_tensor_h2d
 
     device = torch.device("cuda", torch.cuda.current_device())
+    torch.cuda.synchronize(device)
+    _staging.empty_staging_cache()  # the pool holds this test's chunks only: B's calls come back to each of them
     per_thread = torch.cuda.ExternalStream(_staging._PER_THREAD_STREAM, device=device)
     n_b = _staging.SMALL_MAX_BYTES // 4
     ready, go = threading.Event(), threading.Event()
     b_ok: list[bool] = []
     b_seconds: list[float] = []
 
-    def b_calls(base: int, *, sync_each: bool) -> list[bool]:
+    def b_calls(base: int, count: int, *, sync_each: bool) -> list[bool]:
         got = []
-        for i in range(24):
+        for i in range(count):
             got.append(async_tensor_h2d(torch.full((n_b,), base + i, dtype=torch.int32), device))
             if sync_each:
                 torch.cuda.current_stream(device).synchronize()
@@ -812,19 +816,19 @@ def test_per_thread_default_stream_small_calls_land_intact_cuda():
     def thread_b() -> None:
         with torch.cuda.stream(per_thread):
             torch.cuda._sleep(100_000_000)  # about 50 ms: the warm-up's chunks are all queued, so the pool grows
-            b_ok.extend(b_calls(100, sync_each=False))
+            b_ok.extend(b_calls(100, 12, sync_each=False))
             ready.set()
             go.wait(60)
             t0 = time.perf_counter()
-            b_ok.extend(b_calls(1000, sync_each=True))
+            b_ok.extend(b_calls(1000, 48, sync_each=True))
             b_seconds.append(time.perf_counter() - t0)
 
     worker = threading.Thread(target=thread_b)
     worker.start()
     with torch.cuda.stream(per_thread):
+        ready.wait(60)
         async_tensor_h2d(torch.full((4,), 6, dtype=torch.int32), device)
         torch.cuda.current_stream(device).synchronize()
-        ready.wait(60)
         torch.cuda._sleep(2_000_000_000)  # about a second at the SM clocks of an H100 or H200
         spin = torch.cuda.Event()
         spin.record()
@@ -833,6 +837,6 @@ def test_per_thread_default_stream_small_calls_land_intact_cuda():
         worker.join()
         still_queued = not spin.query()
         torch.cuda.current_stream(device).synchronize()
-    assert b_ok == [True] * 48
+    assert b_ok == [True] * 60
     assert still_queued, f"the spin work ended before thread B's calls did ({b_seconds} s): the case was not exercised"
     assert a.cpu().tolist() == [7, 7, 7, 7], "thread B reused the bytes of thread A's still-queued copy"
