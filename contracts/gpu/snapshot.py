@@ -95,6 +95,115 @@ def _complement(data: Any) -> Any:
     return type(data)(data == 0)
 
 
+#: CUDA's ``cudaStreamPerThread`` handle: ``torch.cuda.ExternalStream(PER_THREAD_STREAM)`` is one handle that names a
+#: different stream in each thread (an event recorded on it lands on the recording thread's own stream).
+PER_THREAD_STREAM = 2
+#: Spin cycles queued ahead of the first thread's call: 1,011-1,022 ms on an H100 (``torch.cuda._sleep(2e9)`` on the
+#: default stream and on cudaStreamPerThread, docs/contracts.md); a run where it ends before the other thread's calls
+#: is not applicable, never a pass.
+PER_THREAD_SPIN_CYCLES = 2_000_000_000
+
+
+@check("snapshot")
+def check_per_thread_streams(target: Target, data: Any, kwargs: dict[str, Any], *, calls: int = 48) -> None:
+    """snapshot on cudaStreamPerThread: a call queued on one thread's per-thread stream behind about a second of spin
+    work lands intact while a second thread, on its own per-thread stream, makes ``calls`` calls of 256 KiB (int32),
+    each synchronized, so that a staging pool cycles through every buffer it holds.
+
+    A pool that tells streams apart by their raw handle (2 for every thread), or records a buffer's completion event
+    from the thread that closes it (on that thread's stream), hands the first call's staged bytes to the second
+    thread: on an H100 the reference before its fix delivered the second thread's values (docs/contracts.md). Both
+    threads warm up first (the first thread with one call of other values; the second with 12 calls queued behind
+    50 ms of spin), and the target's ``empty_cache`` runs before (where it has one), so that no allocation during
+    the second thread's calls waits for the device and a pool's buffers are this check's alone.
+
+    Raises:
+        NotApplicable: the target takes neither tensors nor arrays (the second thread's payloads), or the spin work
+            ended before the second thread's calls did (the case was not exercised).
+    """
+    import threading
+
+    device = resolve_device(kwargs)
+    requires_cuda(target, "snapshot", device)
+    if not staged_kind(data, kwargs):
+        raise ValueError(
+            "check_per_thread_streams is for staged inputs; a pinned input of the target dtype is read in place"
+        )
+    kind = "tensor" if "tensor" in target.inputs else "ndarray" if "ndarray" in target.inputs else None
+    if kind is None:
+        raise NotApplicable("contract 'snapshot' on per-thread streams: the target takes neither tensors nor arrays")
+    n_b = (256 << 10) // 4
+    call = target.describe_call(data, kwargs)
+    expected = expected_tensor(data, resolve_dtype(data, kwargs))
+    b_kwargs = {"device": device}
+    per_thread = torch.cuda.ExternalStream(PER_THREAD_STREAM, device=device)
+    synchronize()
+    if target.empty_cache is not None:
+        target.empty_cache()
+    ready, go = threading.Event(), threading.Event()
+    b_results: list[tuple[int, torch.Tensor]] = []
+    b_errors: list[BaseException] = []
+
+    def b_calls(base: int, count: int, *, sync_each: bool) -> None:
+        for i in range(count):
+            value = torch.full((n_b,), base + i, dtype=torch.int32)
+            payload = value if kind == "tensor" else value.numpy()
+            b_results.append((base + i, call_valid("snapshot", target, payload, b_kwargs)))
+            if sync_each:
+                torch.cuda.current_stream(device).synchronize()
+        torch.cuda.current_stream(device).synchronize()
+
+    def thread_b() -> None:
+        try:
+            with torch.cuda.stream(per_thread):
+                torch.cuda._sleep(100_000_000)  # about 50 ms: the warm-up's calls are all queued
+                b_calls(100, 12, sync_each=False)
+                ready.set()
+                go.wait(300)
+                b_calls(1000, calls, sync_each=True)
+        except BaseException as exc:  # noqa: BLE001 - raised on the calling thread below
+            b_errors.append(exc)
+        finally:
+            ready.set()
+
+    worker = threading.Thread(target=thread_b, name="h2d-contracts-per-thread-B", daemon=True)
+    worker.start()
+    with torch.cuda.stream(per_thread):
+        ready.wait(300)
+        call_valid("snapshot", target, _complement(data), kwargs)  # this thread's warm-up, other values
+        torch.cuda.current_stream(device).synchronize()
+        torch.cuda._sleep(PER_THREAD_SPIN_CYCLES)
+        spin = torch.cuda.Event()
+        spin.record()
+        try:
+            result = call_valid("snapshot", target, data, kwargs)
+        finally:
+            go.set()
+            worker.join()
+        still_queued = not spin.query()
+        torch.cuda.current_stream(device).synchronize()
+    if b_errors:
+        raise b_errors[0]
+    for value, got in b_results:
+        assert_same_values(
+            got,
+            torch.full((n_b,), value, dtype=torch.int32),
+            contract="snapshot",
+            call=f"f(<256 KiB int32 {kind} of {value}>, device={str(device)!r})  # on a second thread's per-thread stream",
+        )
+    if not still_queued:
+        raise NotApplicable(
+            "contract 'snapshot' on per-thread streams: the spin work ended before the second thread's calls did"
+        )
+    assert_same_values(
+        result,
+        expected,
+        contract="snapshot",
+        call=call
+        + "  # on cudaStreamPerThread behind spin work, while a second thread's calls ran on its own per-thread stream",
+    )
+
+
 @check("snapshot")
 def check_pinned_hazard(target: Target, data: torch.Tensor, kwargs: dict[str, Any], *, busy_ms: float = 50.0) -> None:
     """snapshot (pinned inputs): the documented hazard and the documented wait.
@@ -298,6 +407,24 @@ def prop_back_to_back_idle(target: Target, device: torch.device, **overrides: An
     rows = Rows("back-to-back on an idle stream")
     for nbytes in (8 << 20, 64 << 20):
         rows.row(check_back_to_back, target, np.arange(nbytes // 4, dtype=np.int32), {"device": device}, busy_ms=0.0)
+    rows.finish()
+
+
+@prop("snapshot", table=True)
+def prop_per_thread_streams(target: Target, device: torch.device, **overrides: Any) -> None:
+    """snapshot on cudaStreamPerThread (a table): four calls of 7s, each on one thread's per-thread stream behind
+    spin work while a second thread's calls run on its own (:func:`check_per_thread_streams`): a list of 4 ints, an
+    int32 array and a float32 tensor of 4 (a small-payload pool's shared buffer) and a 1 MiB int32 array (a large one)."""
+    requires_cuda(target, "snapshot", device)
+    del overrides  # deterministic: every row every run
+    rows = Rows("calls on two threads' per-thread streams")
+    for data in (
+        [7, 7, 7, 7],
+        np.full(4, 7, dtype=np.int32),
+        torch.full((4,), 7.0),
+        np.full((1 << 20) // 4, 7, dtype=np.int32),
+    ):
+        rows.row(check_per_thread_streams, target, data, {"device": device})
     rows.finish()
 
 

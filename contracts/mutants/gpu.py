@@ -299,6 +299,37 @@ def staging_chunk_reused_before_done() -> Target:
     return reference_target("staging_chunk_reused_before_done", fn)
 
 
+class PerThreadKeyedByHandle(_P.StagingPool):
+    """The small pool before its per-thread fix: the open chunk keyed by the raw stream handle (cudaStreamPerThread is 2
+    in every thread), and a chunk's completion event recorded by whichever thread closes it, on that thread's stream."""
+
+    def _small_start(self, nbytes: int) -> tuple[_P._Chunk, int]:
+        key = self.stream_key()
+        chunk = self.open
+        if chunk is None or key != self.open_key or self.open_off + nbytes > self.chunk_bytes:
+            if chunk is not None:
+                self.open, self.open_owned = None, False
+                chunk.owner = None  # recorded by the closing thread
+                self.give_back(chunk)
+            chunk = self.take()
+            self.mark_start(chunk)
+            self.open, self.open_key, self.open_off = chunk, key, 0
+            self.open_owned = False
+        start = self.open_off
+        self.open_off = start + _P._aligned(nbytes)
+        return chunk, start
+
+
+@mutant(killed_by=("snapshot",), needs="cuda", by=("prop_per_thread_streams",))
+def per_thread_stream_keyed_by_handle() -> Target:
+    """the small-payload pool keys its open chunk by the raw stream handle: two threads on cudaStreamPerThread (handle
+    2, a different stream in each) share one chunk, the completion event the second records covers its own stream
+    only, and the chunk is reused while the first thread's copy is still queued (wrong tokens; the reference before
+    its fix, found by an outside review)."""
+    fn = _with_pools(PerThreadKeyedByHandle)
+    return dataclasses.replace(reference_target("per_thread_stream_keyed_by_handle", fn), empty_cache=fn.empty_cache)  # type: ignore[attr-defined]
+
+
 class OpenKeyStale(_P.StagingPool):
     """A newly opened small chunk does not record its stream key (it keeps the default stream's, 0)."""
 
