@@ -104,11 +104,12 @@ PER_THREAD_STREAM = 2
 PER_THREAD_SPIN_CYCLES = 2_000_000_000
 
 
-@check("snapshot")
+@check("snapshot", valid_call=True)
 def check_per_thread_streams(target: Target, data: Any, kwargs: dict[str, Any], *, calls: int = 48) -> None:
     """snapshot on cudaStreamPerThread: a call queued on one thread's per-thread stream behind about a second of spin
-    work lands intact while a second thread, on its own per-thread stream, makes ``calls`` calls of 256 KiB (int32),
-    each synchronized, so that a staging pool cycles through every buffer it holds.
+    work lands intact while a second thread, on its own per-thread stream, makes ``calls`` calls of 65,536 int32 (a
+    tensor, else an array, else a list: what the target takes), each synchronized, so that a staging pool cycles
+    through every buffer it holds.
 
     A pool that tells streams apart by their raw handle (2 for every thread), or records a buffer's completion event
     from the thread that closes it (on that thread's stream), hands the first call's staged bytes to the second
@@ -118,8 +119,7 @@ def check_per_thread_streams(target: Target, data: Any, kwargs: dict[str, Any], 
     the second thread's calls waits for the device and a pool's buffers are this check's alone.
 
     Raises:
-        NotApplicable: the target takes neither tensors nor arrays (the second thread's payloads), or the spin work
-            ended before the second thread's calls did (the case was not exercised).
+        NotApplicable: the spin work ended before the second thread's calls did (the case was not exercised).
     """
     import threading
 
@@ -129,13 +129,13 @@ def check_per_thread_streams(target: Target, data: Any, kwargs: dict[str, Any], 
         raise ValueError(
             "check_per_thread_streams is for staged inputs; a pinned input of the target dtype is read in place"
         )
-    kind = "tensor" if "tensor" in target.inputs else "ndarray" if "ndarray" in target.inputs else None
-    if kind is None:
-        raise NotApplicable("contract 'snapshot' on per-thread streams: the target takes neither tensors nor arrays")
+    kind = next(k for k in ("tensor", "ndarray", "list") if k in target.inputs or k == "list")
     n_b = (256 << 10) // 4
     call = target.describe_call(data, kwargs)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
-    b_kwargs = {"device": device}
+    b_kwargs: dict[str, Any] = {"device": device}
+    if "dtype" in target.requires:  # SGLang's async_h2d takes a dtype with no default
+        b_kwargs["dtype"] = torch.int32
     per_thread = torch.cuda.ExternalStream(PER_THREAD_STREAM, device=device)
     synchronize()
     if target.empty_cache is not None:
@@ -147,7 +147,7 @@ def check_per_thread_streams(target: Target, data: Any, kwargs: dict[str, Any], 
     def b_calls(base: int, count: int, *, sync_each: bool) -> None:
         for i in range(count):
             value = torch.full((n_b,), base + i, dtype=torch.int32)
-            payload = value if kind == "tensor" else value.numpy()
+            payload = value if kind == "tensor" else value.numpy() if kind == "ndarray" else value.tolist()
             b_results.append((base + i, call_valid("snapshot", target, payload, b_kwargs)))
             if sync_each:
                 torch.cuda.current_stream(device).synchronize()
@@ -189,7 +189,7 @@ def check_per_thread_streams(target: Target, data: Any, kwargs: dict[str, Any], 
             got,
             torch.full((n_b,), value, dtype=torch.int32),
             contract="snapshot",
-            call=f"f(<256 KiB int32 {kind} of {value}>, device={str(device)!r})  # on a second thread's per-thread stream",
+            call=f"f(<{n_b} int32 of {value} as a {kind}>, device={str(device)!r})  # on a second thread's per-thread stream",
         )
     if not still_queued:
         raise NotApplicable(
@@ -414,7 +414,8 @@ def prop_back_to_back_idle(target: Target, device: torch.device, **overrides: An
 def prop_per_thread_streams(target: Target, device: torch.device, **overrides: Any) -> None:
     """snapshot on cudaStreamPerThread (a table): four calls of 7s, each on one thread's per-thread stream behind
     spin work while a second thread's calls run on its own (:func:`check_per_thread_streams`): a list of 4 ints, an
-    int32 array and a float32 tensor of 4 (a small-payload pool's shared buffer) and a 1 MiB int32 array (a large one)."""
+    int32 array and a float32 tensor of 4 (a small-payload pool's shared buffer), a 1 MiB int32 array and a list of
+    262,144 ints (a large one)."""
     requires_cuda(target, "snapshot", device)
     del overrides  # deterministic: every row every run
     rows = Rows("calls on two threads' per-thread streams")
@@ -423,6 +424,7 @@ def prop_per_thread_streams(target: Target, device: torch.device, **overrides: A
         np.full(4, 7, dtype=np.int32),
         torch.full((4,), 7.0),
         np.full((1 << 20) // 4, 7, dtype=np.int32),
+        [7] * (1 << 18),
     ):
         rows.row(check_per_thread_streams, target, data, {"device": device})
     rows.finish()
