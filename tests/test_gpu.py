@@ -47,6 +47,10 @@ def test_back_to_back_idle(target, cuda_device):
 test_pinned_hazard = contract_test(P.prop_pinned_hazard, device_arg="cuda_device")
 
 
+def test_idle_stream_never_waits(target, cuda_device):
+    P.prop_idle_stream_never_waits(target, cuda_device)
+
+
 def test_per_thread_streams(target, cuda_device):
     P.prop_per_thread_streams(target, cuda_device)
 

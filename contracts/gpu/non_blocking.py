@@ -21,6 +21,7 @@ from .timing import (
     BUSY_MS,
     _bits,
     _returns_while_busy,
+    busy,
     calls_behind_queued_work,
     requires_cuda,
 )
@@ -371,4 +372,92 @@ def prop_cap_wait_for_oldest_copy(target: Target, device: torch.device, **overri
     del overrides
     rows = Rows("a call past a staging cap")
     rows.row(check_cap_wait_for_oldest_copy, target, device, 256 << 20, 5)
+    rows.finish()
+
+
+@check("non-blocking")
+def check_idle_stream_never_waits_for_another(
+    target: Target, device: torch.device, elements: int, calls: int, *, busy_ms: float = 2000.0
+) -> None:
+    """non-blocking (CUDA): one call of ``elements`` int32 (7s) on a side stream behind ``busy_ms`` of spin work, then
+    ``calls`` calls of as many int32 (a tensor, else an array, else a list: what the target takes) on a second, idle side stream,
+    each synchronized on that stream: none may wait for the first stream's work, and each result holds its own values.
+
+    A staging pool whose search for a finished buffer stops at the oldest one still queued (on the busy stream) never
+    reuses the idle stream's finished buffers: it pins a new one at each call until its cap, then waits for the
+    oldest, behind the other stream's work (an outside round's GPU bug, r60 b06). The rows pass the reference's caps
+    (64 MiB for small payloads, 1 GiB for a size class). Read off the busy stream's event: where it ended before the
+    last call, the longest call decides: over a quarter of ``busy_ms`` is a wait (a loaded host stretches a call of
+    256 KiB or 4 MiB by milliseconds, not by half a second); else the host was too slow for the check (not applicable).
+    """
+    requires_cuda(target, "non-blocking", device)
+    kind = next(k for k in ("tensor", "ndarray", "list") if k in target.inputs or k == "list")
+    kwargs = domain_kwargs(target, [0], {"device": device})
+
+    def payload(value: int, n: int) -> Any:
+        t = torch.full((n,), value, dtype=torch.int32)
+        return t if kind == "tensor" else t.numpy() if kind == "ndarray" else t.tolist()
+
+    call = (
+        f"s1, s2 = torch.cuda.Stream(), torch.cuda.Stream(); with torch.cuda.stream(s1): <spin {busy_ms:.0f} ms>; "
+        f"f(<{elements} int32 of 7>, device={str(device)!r}); with torch.cuda.stream(s2): for k in range({calls}): "
+        f"f(<{elements} int32 of k as a {kind}>, device={str(device)!r}); s2.synchronize()"
+    )
+    busy_stream, idle_stream = torch.cuda.Stream(device), torch.cuda.Stream(device)
+    synchronize()
+    if target.empty_cache is not None:
+        target.empty_cache()
+    with torch.cuda.stream(busy_stream):
+        spin = busy(busy_ms, device)
+        first = call_valid("non-blocking", target, payload(7, elements), dict(kwargs))
+    longest, longest_at, ended_at = 0.0, -1, None
+    with torch.cuda.stream(idle_stream):
+        for k in range(calls):
+            t0 = time.perf_counter()
+            got = call_valid("non-blocking", target, payload(k, elements), dict(kwargs))
+            took = time.perf_counter() - t0
+            if took > longest:
+                longest, longest_at = took, k
+            idle_stream.synchronize()
+            if not bool((got.detach().view(-1) == k).all()):
+                fail(
+                    "non-blocking",
+                    f"call {k} on the idle stream",
+                    got="other values",
+                    expected=f"every element {k}",
+                    call=call,
+                )
+            if ended_at is None and spin.query():
+                ended_at = k
+                break
+    synchronize()
+    if not bool((first.detach().view(-1) == 7).all()):
+        fail("non-blocking", "the call on the busy stream", got="other values", expected="every element 7", call=call)
+    if ended_at is None:
+        return
+    if longest * 1e3 > busy_ms / 4:
+        fail(
+            "non-blocking",
+            "a call on an idle stream waited for work queued on another stream",
+            got=f"call {longest_at} took {longest * 1e3:.0f} ms; the other stream's {busy_ms:.0f} ms of work ended "
+            f"during call {ended_at} of {calls}",
+            expected="every call returns while the other stream's work still runs",
+            call=call,
+        )
+    raise NotApplicable(
+        f"non-blocking, idle stream: {ended_at} calls outlasted the other stream's {busy_ms:.0f} ms of work with none "
+        f"longer than {longest * 1e3:.1f} ms: this host is too slow for the check"
+    )
+
+
+@prop("non-blocking", table=True, timed=True)
+def prop_idle_stream_never_waits(target: Target, device: torch.device, **overrides: Any) -> None:
+    """non-blocking: calls on an idle side stream never wait for another stream's queued work, past a staging pool's
+    cap (a table: 320 calls of 256 KiB, past the reference's 64 MiB small-payload cap; 300 of 4 MiB, past its 1 GiB
+    cap of that size class)."""
+    requires_cuda(target, "non-blocking", device)
+    del overrides
+    rows = Rows("calls on an idle stream beside a busy one")
+    rows.row(check_idle_stream_never_waits_for_another, target, device, (256 << 10) // 4, 320)
+    rows.row(check_idle_stream_never_waits_for_another, target, device, (4 << 20) // 4, 300)
     rows.finish()

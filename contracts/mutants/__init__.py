@@ -48,6 +48,7 @@ from . import (  # noqa: F401 - registers the mutants
     r57_kinds,
     r58_kinds,
     r59_kinds,
+    r60_kinds,
     reliability,
     scale,
     sequence,
