@@ -21,8 +21,8 @@ from .timing import (
     BUSY_MS,
     _bits,
     _returns_while_busy,
-    busy,
     calls_behind_queued_work,
+    cycles_per_ms,
     requires_cuda,
 )
 
@@ -408,7 +408,14 @@ def check_idle_stream_never_waits_for_another(
     if target.empty_cache is not None:
         target.empty_cache()
     with torch.cuda.stream(busy_stream):
-        spin = busy(busy_ms, device)
+        # queued in pieces of at most 2**30 cycles: one _sleep of the whole (about 4e9 cycles) is not known to fit
+        # the spin kernel's count; the per-thread check's 2e9 in one piece measured 1,011 ms on an H100
+        cycles = int(busy_ms * cycles_per_ms(device))
+        while cycles > 0:
+            torch.cuda._sleep(min(cycles, 1 << 30))
+            cycles -= 1 << 30
+        spin = torch.cuda.Event()
+        spin.record()
         first = call_valid("non-blocking", target, payload(7, elements), dict(kwargs))
     longest, longest_at, ended_at = 0.0, -1, None
     results = []
