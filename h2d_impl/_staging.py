@@ -139,6 +139,12 @@ def _thread_token() -> int:
         return token
 
 
+def _qualified_key(key: int) -> int:
+    """A raw stream handle ``key`` as the pools tell streams apart: cudaStreamPerThread's handle, a different stream in
+    each thread, qualified by the calling thread's :func:`_thread_token`; every other handle as it is."""
+    return key if key != _PER_THREAD_STREAM else hash((key, _thread_token()))
+
+
 def _aligned(nbytes: int) -> int:
     """``nbytes`` rounded up to a multiple of :data:`ALIGN`: the bytes a small slice takes in its chunk."""
     return (nbytes + ALIGN - 1) // ALIGN * ALIGN
@@ -252,8 +258,6 @@ class StagingPool:
         self.open: _Chunk | None = None
         self.open_key: int = 0
         self.open_off = 0
-        # the open chunk is on cudaStreamPerThread: each copy reading it records its ``done`` (:meth:`copied`)
-        self.open_owned = False
         self.clock = clock if clock is not None else (_CudaClock(device) if device.type == "cuda" else None)
         self.stream_key: Callable[[], int] = self.clock.stream_key if self.clock is not None else (lambda: 0)
 
@@ -368,8 +372,8 @@ class StagingPool:
                 # cudaStreamPerThread (handle 2, e.g. torch.cuda.ExternalStream(2)) is one handle
                 # for a different stream in each thread: key it by thread too, or _first_done
                 # would take two threads' streams for one (found by an outside review of the fast paths)
-                chunk.owner = None if key != _PER_THREAD_STREAM else _thread_token()
-                chunk.key = key if chunk.owner is None else hash((key, chunk.owner))
+                chunk.owner = _thread_token() if key == _PER_THREAD_STREAM else None
+                chunk.key = _qualified_key(key)
                 if chunk.start is None:
                     chunk.start, chunk.done = self.clock.event(), self.clock.event()
             except BaseException:
@@ -396,9 +400,8 @@ class StagingPool:
             # recorded here, its events would land on this thread's stream; its owner recorded ``done`` after each
             # copy (:meth:`copied`), and a start is recorded when the chunk is opened
             if chunk.owner is None or chunk.owner == _thread_token():
-                if (
-                    not chunk.marked
-                ):  # nothing was issued (the caller failed first): start = done, no wait behind others
+                # nothing was issued (the caller failed first): start = done, no wait behind others
+                if not chunk.marked:
                     chunk.start.record(chunk.stream)
                 chunk.done.record(chunk.stream)
             self._inflight.append(chunk)
@@ -407,7 +410,7 @@ class StagingPool:
 
     def copied(self) -> None:
         """Record the open chunk's ``done`` on the calling thread's stream, right after a copy reading it was issued, where
-        the chunk is on cudaStreamPerThread (caller holds :attr:`lock`; :attr:`open_owned` says so).
+        the chunk is on cudaStreamPerThread (caller holds :attr:`lock`; the chunk's ``owner`` is not None).
 
         That handle is a different stream in each thread, so when the next thread's call closes the chunk
         (:meth:`give_back`) it cannot record on the owner's stream: without this the ``done`` it recorded covered its
@@ -455,14 +458,11 @@ class StagingPool:
 
     def _small_start(self, nbytes: int) -> tuple[_Chunk, int]:
         """The open chunk (a new one if this stream's is full) and the byte offset of ``nbytes`` reserved in it."""
-        key = self.stream_key()
-        if key == _PER_THREAD_STREAM:  # a different stream in each thread: one open chunk per thread (as take keys it)
-            key = hash((key, _thread_token()))
+        key = _qualified_key(self.stream_key())  # cudaStreamPerThread: one open chunk per thread, as take keys it
         chunk = self.open
         if chunk is None or key != self.open_key or self.open_off + nbytes > self.chunk_bytes:
             if chunk is not None:
                 self.open = None  # closed before the next take, which may raise (no second give_back)
-                self.open_owned = False
                 self.give_back(chunk)
             chunk = self.take()
             try:
@@ -471,7 +471,6 @@ class StagingPool:
                 self._free.append(chunk)  # no copy reads it: free for the next take, still counted (outside review)
                 raise
             self.open, self.open_key, self.open_off = chunk, key, 0
-            self.open_owned = chunk.owner is not None
         start = self.open_off
         self.open_off = start + _aligned(nbytes)
         return chunk, start
@@ -479,7 +478,7 @@ class StagingPool:
     def trim(self) -> int:
         """Drop every chunk whose copies have completed (caller holds :attr:`lock`); returns bytes dropped."""
         if self.open is not None:
-            chunk, self.open, self.open_owned = self.open, None, False
+            chunk, self.open = self.open, None
             self.give_back(chunk)
         kept: collections.deque[_Chunk] = collections.deque()
         dropped = len(self._free)

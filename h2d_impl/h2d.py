@@ -454,7 +454,7 @@ def _stage_small(
         try:
             return _dma(staging, target, out)
         finally:  # also when the copy raised after it was queued (outside review)
-            if pool.open_owned:  # cudaStreamPerThread: the done only this thread can record (StagingPool.copied)
+            if pool.open.owner is not None:  # cudaStreamPerThread: the done only this thread can record (copied)
                 pool.copied()
 
 
@@ -502,7 +502,7 @@ def _stage_int_list(
         try:
             return _dma(torch.from_numpy(view), target, None)
         finally:  # also when the copy raised after it was queued (outside review)
-            if pool.open_owned:  # cudaStreamPerThread: the done only this thread can record (StagingPool.copied)
+            if pool.open.owner is not None:  # cudaStreamPerThread: the done only this thread can record (copied)
                 pool.copied()
 
 

@@ -303,18 +303,20 @@ class PerThreadKeyedByHandle(_P.StagingPool):
     """The small pool before its per-thread fix: the open chunk keyed by the raw stream handle (cudaStreamPerThread is 2
     in every thread), and a chunk's completion event recorded by whichever thread closes it, on that thread's stream."""
 
+    def copied(self) -> None:
+        """Nothing: the chunk's ``done`` is recorded only by the thread that closes it (:meth:`give_back` below)."""
+
     def _small_start(self, nbytes: int) -> tuple[_P._Chunk, int]:
         key = self.stream_key()
         chunk = self.open
         if chunk is None or key != self.open_key or self.open_off + nbytes > self.chunk_bytes:
             if chunk is not None:
-                self.open, self.open_owned = None, False
+                self.open = None
                 chunk.owner = None  # recorded by the closing thread
                 self.give_back(chunk)
             chunk = self.take()
             self.mark_start(chunk)
             self.open, self.open_key, self.open_off = chunk, key, 0
-            self.open_owned = False
         start = self.open_off
         self.open_off = start + _P._aligned(nbytes)
         return chunk, start
