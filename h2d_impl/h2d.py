@@ -454,7 +454,8 @@ def _stage_small(
         try:
             return _dma(staging, target, out)
         finally:  # also when the copy raised after it was queued (outside review)
-            if pool.open.owner is not None:  # cudaStreamPerThread: the done only this thread can record (copied)
+            opened = pool.open  # cudaStreamPerThread: the done only this thread can record (StagingPool.copied)
+            if opened is not None and opened.owner is not None:
                 pool.copied()
 
 
@@ -502,7 +503,8 @@ def _stage_int_list(
         try:
             return _dma(torch.from_numpy(view), target, None)
         finally:  # also when the copy raised after it was queued (outside review)
-            if pool.open.owner is not None:  # cudaStreamPerThread: the done only this thread can record (copied)
+            opened = pool.open  # cudaStreamPerThread: the done only this thread can record (StagingPool.copied)
+            if opened is not None and opened.owner is not None:
                 pool.copied()
 
 
