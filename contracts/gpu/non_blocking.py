@@ -21,8 +21,10 @@ from .timing import (
     BUSY_MS,
     _bits,
     _returns_while_busy,
+    busy,
     calls_behind_queued_work,
-    cycles_per_ms,
+    filler_kind,
+    int32_filler,
     requires_cuda,
 )
 
@@ -391,12 +393,8 @@ def check_idle_stream_never_waits_for_another(
     256 KiB or 4 MiB by milliseconds, not by half a second); else the host was too slow for the check (not applicable).
     """
     requires_cuda(target, "non-blocking", device)
-    kind = next(k for k in ("tensor", "ndarray", "list") if k in target.inputs or k == "list")
+    kind = filler_kind(target)
     kwargs = domain_kwargs(target, [0], {"device": device})
-
-    def payload(value: int, n: int) -> Any:
-        t = torch.full((n,), value, dtype=torch.int32)
-        return t if kind == "tensor" else t.numpy() if kind == "ndarray" else t.tolist()
 
     call = (
         f"s1, s2 = torch.cuda.Stream(), torch.cuda.Stream(); with torch.cuda.stream(s1): <spin {busy_ms:.0f} ms>; "
@@ -408,21 +406,14 @@ def check_idle_stream_never_waits_for_another(
     if target.empty_cache is not None:
         target.empty_cache()
     with torch.cuda.stream(busy_stream):
-        # queued in pieces of at most 2**30 cycles (one piece of 4e9 cycles measured 2,020 ms on an H100: either works;
-        # the pieces keep every count far inside any kernel's counter)
-        cycles = int(busy_ms * cycles_per_ms(device))
-        while cycles > 0:
-            torch.cuda._sleep(min(cycles, 1 << 30))
-            cycles -= 1 << 30
-        spin = torch.cuda.Event()
-        spin.record()
-        first = call_valid("non-blocking", target, payload(7, elements), dict(kwargs))
+        spin = busy(busy_ms, device)  # 4e9 cycles of _sleep in one piece measured 2,020 ms on an H100
+        first = call_valid("non-blocking", target, int32_filler(kind, 7, elements), dict(kwargs))
     longest, longest_at, ended_at = 0.0, -1, None
     results = []
     with torch.cuda.stream(idle_stream):
         for k in range(calls):
             t0 = time.perf_counter()
-            results.append(call_valid("non-blocking", target, payload(k, elements), dict(kwargs)))
+            results.append(call_valid("non-blocking", target, int32_filler(kind, k, elements), dict(kwargs)))
             took = time.perf_counter() - t0
             if took > longest:
                 longest, longest_at = took, k

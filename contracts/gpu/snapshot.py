@@ -24,6 +24,8 @@ from .timing import (
     _bits,
     busy,
     calls_behind_queued_work,
+    filler_kind,
+    int32_filler,
     requires_cuda,
 )
 
@@ -98,10 +100,6 @@ def _complement(data: Any) -> Any:
 #: CUDA's ``cudaStreamPerThread`` handle: ``torch.cuda.ExternalStream(PER_THREAD_STREAM)`` is one handle that names a
 #: different stream in each thread (an event recorded on it lands on the recording thread's own stream).
 PER_THREAD_STREAM = 2
-#: Spin cycles queued ahead of the first thread's call: 1,011-1,022 ms on an H100 (``torch.cuda._sleep(2e9)`` on the
-#: default stream and on cudaStreamPerThread, docs/contracts.md); a run where it ends before the other thread's calls
-#: is not applicable, never a pass.
-PER_THREAD_SPIN_CYCLES = 2_000_000_000
 
 
 @check("snapshot", valid_call=True)
@@ -129,7 +127,7 @@ def check_per_thread_streams(target: Target, data: Any, kwargs: dict[str, Any], 
         raise ValueError(
             "check_per_thread_streams is for staged inputs; a pinned input of the target dtype is read in place"
         )
-    kind = next(k for k in ("tensor", "ndarray", "list") if k in target.inputs or k == "list")
+    kind = filler_kind(target)
     n_b = (256 << 10) // 4
     call = target.describe_call(data, kwargs)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
@@ -146,9 +144,7 @@ def check_per_thread_streams(target: Target, data: Any, kwargs: dict[str, Any], 
 
     def b_calls(base: int, count: int, *, sync_each: bool) -> None:
         for i in range(count):
-            value = torch.full((n_b,), base + i, dtype=torch.int32)
-            payload = value if kind == "tensor" else value.numpy() if kind == "ndarray" else value.tolist()
-            b_results.append((base + i, call_valid("snapshot", target, payload, b_kwargs)))
+            b_results.append((base + i, call_valid("snapshot", target, int32_filler(kind, base + i, n_b), b_kwargs)))
             if sync_each:
                 torch.cuda.current_stream(device).synchronize()
         torch.cuda.current_stream(device).synchronize()
@@ -156,7 +152,7 @@ def check_per_thread_streams(target: Target, data: Any, kwargs: dict[str, Any], 
     def thread_b() -> None:
         try:
             with torch.cuda.stream(per_thread):
-                torch.cuda._sleep(100_000_000)  # about 50 ms: the warm-up's calls are all queued
+                busy(50.0, device)  # the warm-up's calls are all queued behind it
                 b_calls(100, 12, sync_each=False)
                 ready.set()
                 go.wait(300)
@@ -172,9 +168,7 @@ def check_per_thread_streams(target: Target, data: Any, kwargs: dict[str, Any], 
         ready.wait(300)
         call_valid("snapshot", target, _complement(data), kwargs)  # this thread's warm-up, other values
         torch.cuda.current_stream(device).synchronize()
-        torch.cuda._sleep(PER_THREAD_SPIN_CYCLES)
-        spin = torch.cuda.Event()
-        spin.record()
+        spin = busy(1000.0, device)  # a run where it ends before the other thread's calls is not applicable
         try:
             result = call_valid("snapshot", target, data, kwargs)
         finally:

@@ -47,6 +47,18 @@ def requires_cuda(target: Target, contract: str, device: torch.device | None = N
         raise NotApplicable(f"contract '{contract}' is about CUDA targets, got device {device}")
 
 
+def filler_kind(target: Target) -> str:
+    """The input kind a check's filler calls (many calls of one size, their values aside) send ``target``: ``"tensor"``
+    where it takes tensors, else ``"ndarray"`` where it takes arrays, else ``"list"`` (SGLang's ``async_h2d``)."""
+    return "tensor" if "tensor" in target.inputs else "ndarray" if "ndarray" in target.inputs else "list"
+
+
+def int32_filler(kind: str, value: int, n: int) -> Any:
+    """``n`` int32 elements of ``value`` as input kind ``kind`` (:func:`filler_kind`)."""
+    t = torch.full((n,), value, dtype=torch.int32)
+    return t if kind == "tensor" else t.numpy() if kind == "ndarray" else t.tolist()
+
+
 def cycles_per_ms(device: torch.device) -> float:
     """``torch.cuda._sleep`` cycles per millisecond on ``device``: median of 3 event-timed runs, cached."""
     index = device.index if device.index is not None else torch.cuda.current_device()
