@@ -444,8 +444,9 @@ def route_ab(device: torch.device, rounds: int = 2) -> None:
     beside them, ``rounds`` times: does the route the CPU machine measured 0.3-0.5 us faster warm and 1-14 us slower
     cold pay on a GPU host?"""
     pats = {"ref numpy": _with_numpy_dims(_h2d._NUMPY_MAX_DIMS), "ref torch": _with_numpy_dims(-1)}
-    if "vllm" in patterns():
-        pats["vllm"] = patterns()["vllm"]
+    bench_pats = patterns()
+    if "vllm" in bench_pats:
+        pats["vllm"] = bench_pats["vllm"]
     for r in range(rounds):
         for row in bench_small(device, pats, [1, 16, 256, 4096], 2000):
             print(
