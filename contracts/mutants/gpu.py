@@ -70,6 +70,13 @@ def _with_pools(cls: type) -> Callable[..., torch.Tensor]:
     return fn
 
 
+def pooled_target(name: str, cls: type) -> Target:
+    """The reference as mutant ``name`` with its staging pools of class ``cls`` (:func:`_with_pools`), whose
+    ``empty_cache`` trims those pools, not the reference's."""
+    fn = _with_pools(cls)
+    return dataclasses.replace(reference_target(name, fn), empty_cache=fn.empty_cache)  # type: ignore[attr-defined]
+
+
 @mutant(killed_by=("non-blocking",), needs="cuda")
 def copy_to_cpu_synchronizing() -> Target:
     """copy_to_cpu(n) without non_blocking (a plain ``.copy_``): the host waits for all queued device work at every step."""
@@ -328,8 +335,7 @@ def per_thread_stream_keyed_by_handle() -> Target:
     2, a different stream in each) share one chunk, the completion event the second records covers its own stream
     only, and the chunk is reused while the first thread's copy is still queued (wrong tokens; the reference before
     its fix, found by an outside review)."""
-    fn = _with_pools(PerThreadKeyedByHandle)
-    return dataclasses.replace(reference_target("per_thread_stream_keyed_by_handle", fn), empty_cache=fn.empty_cache)  # type: ignore[attr-defined]
+    return pooled_target("per_thread_stream_keyed_by_handle", PerThreadKeyedByHandle)
 
 
 class OpenKeyStale(_P.StagingPool):
@@ -362,5 +368,4 @@ def small_open_key_stale() -> Target:
 @mutant(killed_by=("hygiene",), needs="cuda")
 def trim_keeps_open_chunk() -> Target:
     """``empty_staging_cache`` never gives back the small pool's open chunk: 1 MiB of pinned memory held for good."""
-    fn = _with_pools(TrimKeepsOpenChunk)
-    return dataclasses.replace(reference_target("trim_keeps_open_chunk", fn), empty_cache=fn.empty_cache)  # type: ignore[attr-defined]
+    return pooled_target("trim_keeps_open_chunk", TrimKeepsOpenChunk)

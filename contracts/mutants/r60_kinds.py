@@ -9,8 +9,8 @@ from __future__ import annotations
 from h2d_contracts.h2d_impl import _staging as _P
 
 from ..targets import Target
-from .base import mutant, reference_target
-from .gpu import _with_pools
+from .base import mutant
+from .gpu import pooled_target
 
 
 class _OldestOrNothing(_P.StagingPool):
@@ -27,7 +27,4 @@ class _OldestOrNothing(_P.StagingPool):
 def pool_reuse_asks_only_the_oldest() -> Target:
     """the staging pools reuse only their oldest in-flight buffer: with one stream busy, calls on another stream pin a
     new buffer each until the pool's cap, then wait for the busy stream's work."""
-    fn = _with_pools(_OldestOrNothing)
-    import dataclasses
-
-    return dataclasses.replace(reference_target("pool_reuse_asks_only_the_oldest", fn), empty_cache=fn.empty_cache)  # type: ignore[attr-defined]
+    return pooled_target("pool_reuse_asks_only_the_oldest", _OldestOrNothing)
