@@ -51,6 +51,10 @@ def test_idle_stream_never_waits(target, cuda_device):
     P.prop_idle_stream_never_waits(target, cuda_device)
 
 
+def test_other_thread_work_never_waited(target, cuda_device):
+    P.prop_other_thread_work_never_waited(target, cuda_device)
+
+
 def test_per_thread_streams(target, cuda_device):
     P.prop_per_thread_streams(target, cuda_device)
 

@@ -32,6 +32,7 @@ from .non_blocking import (
     prop_idle_stream_never_waits,
     prop_non_blocking,
     prop_non_blocking_after_trims,
+    prop_other_thread_work_never_waited,
     prop_small_calls_non_blocking,
 )
 from .snapshot import (
@@ -124,6 +125,7 @@ __all__ = [
     "prop_cap_wait_for_oldest_copy",
     "prop_idle_stream_never_waits",
     "prop_non_blocking_after_trims",
+    "prop_other_thread_work_never_waited",
     "prop_per_thread_streams",
     "prop_pinned_hazard",
     "prop_pinned_hazard_small",

@@ -23,6 +23,7 @@ from .timing import (
     _returns_while_busy,
     busy,
     calls_behind_queued_work,
+    cycles_per_ms,
     filler_kind,
     int32_filler,
     requires_cuda,
@@ -462,4 +463,148 @@ def prop_idle_stream_never_waits(target: Target, device: torch.device, **overrid
     rows = Rows("calls on an idle stream beside a busy one")
     rows.row(check_idle_stream_never_waits_for_another, target, device, (256 << 10) // 4, 320)
     rows.row(check_idle_stream_never_waits_for_another, target, device, (4 << 20) // 4, 300)
+    rows.finish()
+
+
+@check("non-blocking")
+def check_other_thread_work_never_waited(
+    target: Target, device: torch.device, elements: int, calls: int, *, busy_ms: float = 1000.0, rounds: int = 3
+) -> None:
+    """non-blocking (CUDA), two threads on one stream: while this thread makes ``calls`` calls of ``elements`` int32
+    (a tensor, else an array, else a list: what the target takes) on a side stream, a second thread queues ``busy_ms``
+    of spin work on the same stream, launched inside the first call (a third of a warm call's host time after it
+    begins); no call may wait for that work, and each result holds its own values.
+
+    A large-payload pool that records a block's start event when it takes the block, before the host copy, rather
+    than right before the DMA, reads "the oldest block's start has completed" as "only our own copy is left" when
+    the other thread's kernel sits between that start and the DMA: at its depth it waits for the whole kernel (an
+    outside round's GPU bug, r60 b03; ``StagingPool.mark_start`` in the reference says why the start comes after
+    the host copy). Beforehand, two calls back to back and a synchronize leave a pool two finished buffers (the
+    reference's depth above 4 MiB), and a third call, synchronized, gives the warm host time; each further round
+    starts from the target's ``empty_cache`` (where it has one) and two such calls again.
+
+    A call is judged to have waited only on evidence: it began while the spin work ran, returned after it ended, and
+    took over a quarter of ``busy_ms`` more than the warm call. A round where the other thread's launch fell outside
+    the first call, or where the work ended before the last call without such a wait, is tried again, up to
+    ``rounds`` times.
+
+    Raises:
+        NotApplicable: the target's warm call is too slow for ``calls`` calls inside the work (over ``busy_ms``
+            divided by four times ``calls``), or no round exercised the case on this host.
+    """
+    import threading
+
+    requires_cuda(target, "non-blocking", device)
+    kind = filler_kind(target)
+    kwargs = domain_kwargs(target, [0], {"device": device})
+    call = (
+        f"s = torch.cuda.Stream(); thread B: with torch.cuda.stream(s): <spin {busy_ms:.0f} ms, launched during "
+        f"call 0>; this thread: with torch.cuda.stream(s): for k in range({calls}): f(<{elements} int32 of k + 1 "
+        f"as a {kind}>, device={str(device)!r})"
+    )
+    stream = torch.cuda.Stream(device)
+    cycles_per_ms(device)  # calibrated here: the other thread's busy() must only launch
+
+    def two_finished_buffers() -> None:
+        synchronize()
+        if target.empty_cache is not None:
+            target.empty_cache()
+        with torch.cuda.stream(stream):
+            for _ in range(2):  # back to back: two buffers, both finished after the synchronize
+                call_valid("non-blocking", target, int32_filler(kind, 0, elements), dict(kwargs))
+            stream.synchronize()
+
+    two_finished_buffers()
+    payload = int32_filler(kind, 0, elements)
+    with torch.cuda.stream(stream):
+        t0 = time.perf_counter()
+        call_valid("non-blocking", target, payload, dict(kwargs))
+        warm_s = time.perf_counter() - t0
+        stream.synchronize()
+    budget_s = busy_ms / 1e3 / 4
+    if warm_s * calls > budget_s:
+        raise NotApplicable(
+            f"non-blocking, another thread's work: a warm call of {elements} int32 as a {kind} took "
+            f"{warm_s * 1e3:.1f} ms, too slow for {calls} calls inside {busy_ms:.0f} ms of work"
+        )
+
+    def thread_b(
+        go: threading.Event, launched: list[tuple[float, torch.cuda.Event]], errors: list[BaseException]
+    ) -> None:
+        try:
+            with torch.cuda.stream(stream):
+                go.wait(60)
+                time.sleep(warm_s / 3)
+                spin = busy(busy_ms, device)
+                launched.append((time.perf_counter(), spin))
+        except BaseException as exc:  # noqa: BLE001 - raised on the calling thread below
+            errors.append(exc)
+
+    for attempt in range(rounds):
+        if attempt:
+            two_finished_buffers()  # the last round's calls left the pool more finished buffers than its depth
+        payloads = [int32_filler(kind, k + 1, elements) for k in range(calls)]
+        go = threading.Event()
+        launched: list[tuple[float, torch.cuda.Event]] = []
+        errors: list[BaseException] = []
+        worker = threading.Thread(
+            target=thread_b, args=(go, launched, errors), name="h2d-contracts-same-stream-B", daemon=True
+        )
+        worker.start()
+        results, spans, ended = [], [], []
+        with torch.cuda.stream(stream):
+            for k, p in enumerate(payloads):
+                if k == 0:
+                    go.set()
+                t0 = time.perf_counter()
+                results.append(call_valid("non-blocking", target, p, dict(kwargs)))
+                t1 = time.perf_counter()
+                if k == 0:
+                    worker.join(60)
+                spans.append((t0, t1))
+                ended.append(bool(launched) and launched[0][1].query())
+        stream.synchronize()
+        worker.join(60)
+        if errors:
+            raise errors[0]
+        for k, got in enumerate(results):
+            if not bool((got.detach().view(-1) == k + 1).all()):
+                fail(
+                    "non-blocking",
+                    f"call {k} of {calls}",
+                    got="other values",
+                    expected=f"every element {k + 1}",
+                    call=call,
+                )
+        if not launched or not spans[0][0] < launched[0][0] < spans[0][1]:
+            continue  # the other thread's launch fell outside the first call: the case was not exercised
+        for k in range(1, calls):
+            took = spans[k][1] - spans[k][0]
+            if not ended[k - 1] and ended[k] and took - warm_s > busy_ms / 1e3 / 4:
+                fail(
+                    "non-blocking",
+                    "a call waited for work another thread queued on the same stream during an earlier call",
+                    got=f"call {k} took {took * 1e3:.0f} ms (warm {warm_s * 1e3:.1f} ms) and returned after the other "
+                    f"thread's {busy_ms:.0f} ms of work had ended (round {attempt + 1})",
+                    expected="every call returns while that work still runs",
+                    call=call,
+                )
+        if not ended[-1]:
+            return
+    raise NotApplicable(
+        f"non-blocking, another thread's work: in {rounds} rounds the other thread's launch never fell inside the first "
+        f"call with every call back before its {busy_ms:.0f} ms of work ended"
+    )
+
+
+@prop("non-blocking", table=True, timed=True)
+def prop_other_thread_work_never_waited(target: Target, device: torch.device, **overrides: Any) -> None:
+    """non-blocking: with two threads on one stream, a call never waits for the spin work the other thread queued
+    during an earlier call (a table: 6 calls of 64 MiB, and 8 of 16 MiB, each past the reference's depth of two
+    blocks)."""
+    requires_cuda(target, "non-blocking", device)
+    del overrides
+    rows = Rows("calls beside another thread's work on the same stream")
+    rows.row(check_other_thread_work_never_waited, target, device, (64 << 20) // 4, 6)
+    rows.row(check_other_thread_work_never_waited, target, device, (16 << 20) // 4, 8)
     rows.finish()

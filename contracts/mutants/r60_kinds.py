@@ -1,5 +1,7 @@
 """Mutants for the kinds held-out round r60 found missing: a staging pool whose search for a finished buffer stops at
-the oldest one still queued, so that one busy stream keeps another's finished buffers from ever being reused.
+the oldest one still queued, so that one busy stream keeps another's finished buffers from ever being reused; and a
+large-payload pool that records a block's start when it takes it, before the host copy, so that another thread's
+kernel queued on the same stream during that copy lies between the start and the DMA.
 
 Each is the reference with one realistic change of the kind.
 """
@@ -28,3 +30,27 @@ def pool_reuse_asks_only_the_oldest() -> Target:
     """the staging pools reuse only their oldest in-flight buffer: with one stream busy, calls on another stream pin a
     new buffer each until the pool's cap, then wait for the busy stream's work."""
     return pooled_target("pool_reuse_asks_only_the_oldest", _OldestOrNothing)
+
+
+class StartAtTake(_P.StagingPool):
+    """A large-payload pool (one that waits for its own running copy) records a block's start event in :meth:`take`,
+    before the caller's host copy, instead of in :meth:`mark_start` right before the DMA ("the start/done pair then
+    brackets the block's whole use"); the small pool is unchanged."""
+
+    def take(self, want: int = 0) -> _P._Chunk:
+        chunk = super().take(want)
+        if self.wait_if_started:
+            super().mark_start(chunk)
+        return chunk
+
+    def mark_start(self, chunk: _P._Chunk) -> None:
+        if not (self.wait_if_started and chunk.marked):
+            super().mark_start(chunk)
+
+
+@mutant(killed_by=("non-blocking",), needs="cuda", by=("prop_other_thread_work_never_waited",))
+def pool_start_marked_at_take() -> Target:
+    """the large-payload pools record a block's start when they take it, before the host copy: a kernel another
+    thread queues on the same stream during that copy completes the start, and a call at the pool's depth waits for
+    that whole kernel, taking it for the end of its own copy."""
+    return pooled_target("pool_start_marked_at_take", StartAtTake)
