@@ -372,16 +372,20 @@ def test_start_is_marked_right_before_the_copy():
     assert chunk.start.pos == dma - 1 and chunk.done.pos == dma + 1
 
 
-def _waits_for_a_kernel_queued_during_the_host_copy(cls: type) -> bool:
-    """Two threads on one stream (an outside round's GPU bug, r60 b03): the pool holds two finished blocks; a call
-    takes one, another thread queues a long kernel during its host copy, the call marks its start and queues its DMA;
-    a second call reuses the other block; then, with the stream inside that kernel, a third call at the depth of two
-    blocks must allocate (its oldest block's copy is still behind the kernel), not wait for the kernel."""
+def _waits_for_a_kernel_queued_during_the_host_copy(cls: type, finished: int) -> bool:
+    """Two threads on one stream (an outside round's GPU bug, r60 b03): the pool holds ``finished`` finished blocks
+    (two where the GPU check's warm-up calls queue behind spin work, one where they run back to back on an idle
+    stream); a call takes one, another thread queues a long kernel during its host copy, the call marks its start
+    and queues its DMA; a second call takes a block; then, with the stream inside that kernel, a third call at the
+    depth of two blocks must allocate (its oldest block's copy is still behind the kernel), not wait for the kernel."""
     clock = SimClock()
     chunk = _staging.SPARE_BLOCK_MAX_BYTES * 2  # a depth of two blocks, as for the GPU check's 16 and 64 MiB
     pool = cls(CPU, chunk, pin=False, small=False, max_retained=64 * chunk, clock=clock)
-    _use(pool, clock)
-    _use(pool, clock)
+    warm = [pool.take() for _ in range(finished)]
+    for block in warm:
+        pool.mark_start(block)
+        clock.current.enqueue()
+        pool.give_back(block)
     clock.current.run()
     first = pool.take()
     kernel = clock.current.enqueue()  # the other thread's kernel, queued during the first call's host copy
@@ -394,14 +398,15 @@ def _waits_for_a_kernel_queued_during_the_host_copy(cls: type) -> bool:
     return bool(clock.waits)
 
 
-def test_another_threads_kernel_queued_during_the_host_copy_is_not_waited_for():
+@pytest.mark.parametrize("finished", [1, 2])
+def test_another_threads_kernel_queued_during_the_host_copy_is_not_waited_for(finished):
     """The reference allocates a third block; the catalogue's mutant that records the start at the take
     (contracts/mutants/r60_kinds.py, pool_start_marked_at_take; on a GPU prop_other_thread_work_never_waited kills it)
     waits for the kernel."""
     from h2d_contracts.contracts.mutants import r60_kinds as M
 
-    assert not _waits_for_a_kernel_queued_during_the_host_copy(StagingPool)
-    assert _waits_for_a_kernel_queued_during_the_host_copy(M.StartAtTake)
+    assert not _waits_for_a_kernel_queued_during_the_host_copy(StagingPool, finished)
+    assert _waits_for_a_kernel_queued_during_the_host_copy(M.StartAtTake, finished)
 
 
 def test_a_host_target_result_is_not_the_pooled_staging():
