@@ -25,6 +25,7 @@ from .timing import (
     calls_behind_queued_work,
     cycles_per_ms,
     filler_kind,
+    filler_kwargs,
     int32_filler,
     requires_cuda,
 )
@@ -395,7 +396,7 @@ def check_idle_stream_never_waits_for_another(
     """
     requires_cuda(target, "non-blocking", device)
     kind = filler_kind(target)
-    kwargs = domain_kwargs(target, int32_filler(kind, 0, 1), {"device": device})  # int32 where dtype is required
+    kwargs = filler_kwargs(target, device)
 
     call = (
         f"s1, s2 = torch.cuda.Stream(), torch.cuda.Stream(); with torch.cuda.stream(s1): <spin {busy_ms:.0f} ms>; "
@@ -501,7 +502,7 @@ def check_other_thread_work_never_waited(
 
     requires_cuda(target, "non-blocking", device)
     kind = filler_kind(target)
-    kwargs = domain_kwargs(target, int32_filler(kind, 0, 1), {"device": device})  # int32 where dtype is required
+    kwargs = filler_kwargs(target, device)
     call = (
         f"s = torch.cuda.Stream(); thread B: with torch.cuda.stream(s): <spin {busy_ms:.0f} ms, launched during "
         f"call 0>; this thread: with torch.cuda.stream(s): for k in range({calls}): f(<{elements} int32 of k + 1 "

@@ -25,6 +25,7 @@ from .timing import (
     busy,
     calls_behind_queued_work,
     filler_kind,
+    filler_kwargs,
     int32_filler,
     requires_cuda,
 )
@@ -131,9 +132,7 @@ def check_per_thread_streams(target: Target, data: Any, kwargs: dict[str, Any], 
     n_b = (256 << 10) // 4
     call = target.describe_call(data, kwargs)
     expected = expected_tensor(data, resolve_dtype(data, kwargs))
-    b_kwargs: dict[str, Any] = {"device": device}
-    if "dtype" in target.requires:  # SGLang's async_h2d takes a dtype with no default
-        b_kwargs["dtype"] = torch.int32
+    b_kwargs = filler_kwargs(target, device)
     per_thread = torch.cuda.ExternalStream(PER_THREAD_STREAM, device=device)
     synchronize()
     if target.empty_cache is not None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import torch
 
-from h2d_contracts.harness.calling import call_valid, synchronize
+from h2d_contracts.harness.calling import call_valid, domain_kwargs, synchronize
 from h2d_contracts.harness.target import Target
 from h2d_contracts.harness.violations import NotApplicable, fail
 
@@ -57,6 +57,12 @@ def int32_filler(kind: str, value: int, n: int) -> Any:
     """``n`` int32 elements of ``value`` as input kind ``kind`` (:func:`filler_kind`)."""
     t = torch.full((n,), value, dtype=torch.int32)
     return t if kind == "tensor" else t.numpy() if kind == "ndarray" else t.tolist()
+
+
+def filler_kwargs(target: Target, device: torch.device) -> dict[str, Any]:
+    """The keyword arguments of a filler call (:func:`int32_filler`) to ``device``: ``{"device": device}``, completed
+    with ``dtype=torch.int32`` where ``target`` requires a dtype (SGLang's ``async_h2d``; :func:`domain_kwargs`)."""
+    return domain_kwargs(target, int32_filler("tensor", 0, 1), {"device": device})
 
 
 def cycles_per_ms(device: torch.device) -> float:

@@ -44,7 +44,7 @@ class StartAtTake(_P.StagingPool):
         return chunk
 
     def mark_start(self, chunk: _P._Chunk) -> None:
-        if not (self.wait_if_started and chunk.marked):
+        if not chunk.marked:  # a large pool's block was marked at the take
             super().mark_start(chunk)
 
 
