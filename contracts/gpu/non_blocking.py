@@ -31,6 +31,20 @@ from .timing import (
 )
 
 
+def _each_filled(results: list[torch.Tensor], first: int, where: str, call: str) -> None:
+    """Fail non-blocking unless result ``k`` of ``results`` holds ``first + k`` in every element ("call ``k`` ``where``"
+    in the message); read after a synchronize."""
+    for k, got in enumerate(results):
+        if not bool((got == first + k).all()):
+            fail(
+                "non-blocking",
+                f"call {k} {where}",
+                got="other values",
+                expected=f"every element {first + k}",
+                call=call,
+            )
+
+
 @check("non-blocking", valid_call=True)
 def check_non_blocking(target: Target, data: Any, kwargs: dict[str, Any], *, busy_ms: float = BUSY_MS) -> float:
     """non-blocking: behind queued work on the stream, the call returns while that work still runs.
@@ -299,15 +313,7 @@ def check_non_blocking_after_trims(
     synchronize()
     results, host_ms = _returns_while_busy(pair, device, busy_ms, warm_ms, "two calls after trims", call)
     synchronize()
-    for k, r in enumerate(results):
-        if not bool((r == k + 1).all()):
-            fail(
-                "non-blocking",
-                f"call {k} of two after trims",
-                got="other values",
-                expected=f"every element {k + 1}",
-                call=call,
-            )
+    _each_filled(results, 1, "of two after trims", call)
     return host_ms
 
 
@@ -356,15 +362,12 @@ def check_cap_wait_for_oldest_copy(
             f"for k in range({count - 1})]; <stream busy {max(8 * busy_ms, 2 * work):.0f} ms>; f(np.full({nbytes // 4}, "
             f"{count}, np.int32), device={str(device)!r})",
         )
-    for k, r in enumerate(results):
-        if not bool((r.detach().view(-1) == k + 1).all()):
-            fail(
-                "non-blocking",
-                f"call {k} of {count} calls past a staging cap",
-                got="other values",
-                expected=f"every element {k + 1}",
-                call=f"[f(np.full({nbytes // 4}, k + 1, np.int32), device={str(device)!r}) for k in range({count})]",
-            )
+    _each_filled(
+        results,
+        1,
+        f"of {count} calls past a staging cap",
+        f"[f(np.full({nbytes // 4}, k + 1, np.int32), device={str(device)!r}) for k in range({count})]",
+    )
 
 
 @prop("non-blocking", table=True, timed=True)
@@ -426,15 +429,7 @@ def check_idle_stream_never_waits_for_another(
                 ended_at = k
                 break
     synchronize()
-    for k, got in enumerate(results):
-        if not bool((got.detach().view(-1) == k).all()):
-            fail(
-                "non-blocking",
-                f"call {k} on the idle stream",
-                got="other values",
-                expected=f"every element {k}",
-                call=call,
-            )
+    _each_filled(results, 0, "on the idle stream", call)
     if not bool((first.detach().view(-1) == 7).all()):
         fail("non-blocking", "the call on the busy stream", got="other values", expected="every element 7", call=call)
     if ended_at is None:
@@ -583,15 +578,7 @@ def check_other_thread_work_never_waited(
             ) from errors[0]
         if not launched:
             raise KitError("the second thread of check_other_thread_work_never_waited queued no work in 60 s")
-        for k, got in enumerate(results):
-            if not bool((got.detach().view(-1) == k + 1).all()):
-                fail(
-                    "non-blocking",
-                    f"call {k} of {calls}",
-                    got="other values",
-                    expected=f"every element {k + 1}",
-                    call=call,
-                )
+        _each_filled(results, 1, f"of {calls}", call)
         before, after, _, began, finished = launched[0]
         work_s = began.elapsed_time(finished) / 1e3
         (c0, c1), margin = spans[0], 0.15 * (spans[0][1] - spans[0][0])
