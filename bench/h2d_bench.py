@@ -439,12 +439,17 @@ def steady_gbps(
 
     Each pattern from the same start: the caching host allocator emptied (no pattern inherits pinned blocks an earlier
     one allocated: without this, the first pattern measured, the reference, paid the cudaHostAlloc calls the later ones
-    reused), then warmed by back-to-back calls, as many as the measurement keeps in flight (at most 8), a sync, and
-    ``calls`` timed calls, the first four results held (no early reuse of their memory). ``before_timing``, if given,
-    runs right before the timed calls (``dev/pool_depth_probe.py`` reads the pool's counters there).
+    reused), then warmed by ``calls`` back-to-back calls (an untimed sample), a sync, and ``calls`` timed calls, the
+    first four results held (no early reuse of their memory). ``before_timing``, if given, runs right before the timed
+    calls (``dev/pool_depth_probe.py`` reads the pool's counters there).
+
+    The warm-up is a whole sample, not ``min(calls, 8)`` calls as before 2026-12-06: a pool or caching allocator grows
+    one pinned block (about 1 ms or more) each time the calls get that far ahead of their DMAs, so after 8 warm calls
+    a pool that keeps 12 blocks of 4 MiB in flight was still pinning them inside the timed calls
+    (``python3 dev/pool_sim.py --warm bench``): the sample timed a process's first burst, not its steady state.
     """
     empty_host_caches()
-    for _ in range(min(calls, 8)):
+    for _ in range(calls):
         call()
     torch.cuda.synchronize(device)
     if before_timing is not None:

@@ -7,11 +7,12 @@ reached 37 GB/s at 16 MiB and 50 at 64 MiB. Its pool then allocated rather than 
 a millisecond, a dozen of the DMAs it could have overlapped (``dev/pool_sim.py`` models it). Four measurements,
 each printed as it ends:
 
-1. ``depth``: the reference in the bench's own steady-state sample (both caches emptied, ``min(calls, 8)`` warm
-   calls, then ``calls`` timed back to back, the first four results held) with the pools' depth at
-   ``max(64 MiB, two blocks)`` (before ``MIN_DEPTH_BLOCKS``) and at k blocks for each k of ``--blocks``,
-   three interleaved rounds; GB/s, and the pool's allocations and waits within the timed calls;
-2. ``ring``: 2 and 3 preallocated pinned buffers taken in turn, each reused once its DMA's event completed,
+1. ``depth``: the reference in the bench's own steady-state sample (both caches emptied, ``calls`` warm calls,
+   then ``calls`` timed back to back, the first four results held) with the pools' depth at
+   ``max(64 MiB, two blocks)`` (before ``MIN_DEPTH_BLOCKS``) and at k blocks for each k of ``--blocks``, or, with
+   ``--ahead-mib``, the shipped depth with each ``AHEAD_BYTES``; three interleaved rounds; GB/s, and the pool's
+   allocations and waits within the timed calls;
+2. ``ring``: ``--rings`` preallocated pinned buffers taken in turn, each reused once its DMA's event completed,
    in the same sample (the simplest overlapping loop, no allocation in the timed calls);
 3. ``fresh``: one DMA's rate (CUDA events) from a pinned buffer the host has just written with ``copy_``
    against a DMA of the same buffer again (five of each): does a freshly written buffer DMA slower?
@@ -57,13 +58,17 @@ def steady(call: Callable[[], Any], nbytes: int, calls: int, device: torch.devic
     return gbps, a1 - a0, w1 - w0
 
 
-def with_depth(depth_bytes: int, blocks: int, data: torch.Tensor, device: torch.device) -> Callable[[], torch.Tensor]:
-    """The reference with its pools' depth ``max(depth_bytes, blocks blocks)`` for the call."""
-    knobs = ("MIN_DEPTH_BYTES", "MIN_DEPTH_BLOCKS", "SPARE_BLOCK_MAX_BYTES")
+def with_depth(
+    depth_bytes: int, blocks: int, data: torch.Tensor, device: torch.device, ahead: int = 0, spare: int = 0
+) -> Callable[[], torch.Tensor]:
+    """The reference with its pools' depth ``max(depth_bytes, blocks blocks)`` for the call (one block more up to
+    ``spare`` bytes a block, :data:`_staging.SPARE_BLOCK_MAX_BYTES`), and ``ahead`` bytes of blocks from
+    :data:`_staging.AHEAD_MIN_BLOCK_BYTES` (:data:`_staging.AHEAD_BYTES`; 0: off)."""
+    knobs = ("MIN_DEPTH_BYTES", "MIN_DEPTH_BLOCKS", "SPARE_BLOCK_MAX_BYTES", "AHEAD_BYTES")
 
     def call() -> torch.Tensor:
         saved = [getattr(_staging, k) for k in knobs]
-        for k, v in zip(knobs, (depth_bytes, blocks, 0)):
+        for k, v in zip(knobs, (depth_bytes, blocks, spare, ahead)):
             setattr(_staging, k, v)
         try:
             return h2d_impl.async_tensor_h2d(data, device)
@@ -104,7 +109,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes-mib", type=int, nargs="+", default=[1, 4, 16, 64])
     ap.add_argument("--blocks", type=int, nargs="+", default=[2, 3, 4])
-    ap.add_argument("--total-mib", type=int, default=682, help="bytes per size as the bench's section (c): 682 MiB")
+    ap.add_argument("--total-mib", type=int, default=682, help="bytes per size, all three rounds (the bench: 2048)")
+    ap.add_argument(
+        "--ahead-mib",
+        type=int,
+        nargs="*",
+        default=[],
+        help="compare these AHEAD_BYTES (MiB; 0: off) instead of --blocks",
+    )
+    ap.add_argument("--rings", type=int, nargs="+", default=[2, 3], help="bare rings of this many pinned buffers")
+    ap.add_argument("--skip-cold", action="store_true", help="skip measurement 4")
     args = ap.parse_args()
     device = torch.device("cuda", torch.cuda.current_device())
     torch.cuda.synchronize(device)
@@ -112,9 +126,15 @@ def main() -> None:
         nbytes = mib << 20
         data = torch.arange(nbytes // 4, dtype=torch.int32)
         calls = max(8, args.total_mib // mib // 3)
-        pats = {"64 MiB": with_depth(64 << 20, 2, data, device)}  # max(64 MiB, two blocks): the depth before
-        pats.update({f"{k} blocks": with_depth(0, k, data, device) for k in args.blocks})
-        pats.update({f"ring{k}": ring(k, data, device) for k in (2, 3)})
+        pats: dict[str, Callable[[], torch.Tensor]] = {}
+        if args.ahead_mib:  # the shipped block counts (three of at most 4 MiB, two above) with each AHEAD_BYTES
+            shipped = (_staging.MIN_DEPTH_BYTES, _staging.MIN_DEPTH_BLOCKS)
+            spare = _staging.SPARE_BLOCK_MAX_BYTES
+            pats.update({f"ahead {m} MiB": with_depth(*shipped, data, device, m << 20, spare) for m in args.ahead_mib})
+        else:
+            pats["64 MiB"] = with_depth(64 << 20, 2, data, device)  # max(64 MiB, two blocks): the depth before
+            pats.update({f"{k} blocks": with_depth(0, k, data, device) for k in args.blocks})
+        pats.update({f"ring{k}": ring(k, data, device) for k in args.rings})
         results: dict[str, list[tuple[float, int, int]]] = {name: [] for name in pats}
         names = list(pats)
         for r in range(3):
@@ -134,6 +154,8 @@ def main() -> None:
         print(f"fresh {mib:4d} MiB DMA GB/s just written {f:5.1f} again {a:5.1f}", flush=True)
         del pats
         empty_host_caches()
+    if args.skip_cold:
+        return
     busy = int(100 * cycles_per_ms(device))
     for n in (4 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20):
         print(

@@ -7,8 +7,9 @@ each step's cost, one stream runs DMAs in order, an event completes when the wor
 ``synchronize`` moves host time to that point, and each new pinned block costs ``--pin-us-per-mib`` of host time
 (``cudaHostAlloc``: about 0.25 ms per MiB on the H200, _staging's module docstring); ``--jitter-us`` adds an
 exponential extra host time per call (seeded). It runs the bench's sample
-(caches emptied, ``min(calls, 8)`` warm calls, a sync, ``calls`` timed calls, a sync) and prints GB/s and the
-allocations and waits within the timed calls, per ``MIN_DEPTH_BYTES``, the depth in blocks at ``--blocks`` (no spare block).
+(caches emptied, ``calls`` warm calls, or ``min(calls, 8)`` with ``--warm bench`` as the bench did before
+2026-12-06, a sync, ``calls`` timed calls, a sync) and prints GB/s and the allocations and waits within the timed
+calls, per ``MIN_DEPTH_BYTES``, the depth in blocks at ``--blocks`` (no spare block; ``AHEAD_BYTES`` as shipped).
 
 The costs are inputs, not measurements of this run; ``dev/pool_depth_probe.py`` measures the same sample on a GPU.
 Usage: ``python3 dev/pool_sim.py [--host-gbps 80 --dma-gbps 52.5 --call-us 30]``.
@@ -86,7 +87,7 @@ def sample(depth: int, nbytes: int, calls: int, args: Any) -> tuple[float, int, 
         clock.stream.tail = max(clock.stream.tail, clock.now) + dma_us
         pool.give_back(block)
 
-    for _ in range(min(calls, 8)):
+    for _ in range(calls if args.warm == "sample" else min(calls, 8)):
         call()
     clock.now = max(clock.now, clock.stream.tail)
     a0, w0, t0 = pool.allocations, pool.waits, clock.now
@@ -106,9 +107,15 @@ def main() -> None:
     ap.add_argument("--query-us", type=float, default=1.0)
     ap.add_argument("--depths-mib", type=int, nargs="+", default=[64, 0, 8, 16])
     ap.add_argument("--blocks", type=int, default=2, help="MIN_DEPTH_BLOCKS (2: the rule before it existed)")
+    ap.add_argument(
+        "--warm",
+        choices=("bench", "sample"),
+        default="sample",
+        help="warm calls: min(calls, 8) (the bench before 2026-12-06), or calls",
+    )
     args = ap.parse_args()
     for mib in (1, 4, 16, 64):
-        calls = max(8, 682 // mib // 3)
+        calls = max(8, 2048 // mib // 3)  # the bench's section (c): 2 GiB per size in three rounds
         for depth in args.depths_mib:
             gbps, allocs, waits, held = sample(depth << 20, mib << 20, calls, args)
             print(

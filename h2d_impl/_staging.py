@@ -25,8 +25,10 @@ reused once ``done`` has completed. Otherwise the oldest in-flight one decides:
   block exists: it comes to hold the largest payload seen (up to the cap), so a later call
   of that size behind a busy stream finds what it needs.
 - while it holds fewer than two blocks (:data:`MIN_DEPTH_BLOCKS`; three for blocks of at
-  most 4 MiB, :data:`SPARE_BLOCK_MAX_BYTES`): allocate (enough in flight for one call's
-  host copy to overlap the DMAs of the calls before it).
+  most 4 MiB, :data:`SPARE_BLOCK_MAX_BYTES`; from 4 MiB at least 48 MiB of blocks,
+  :data:`AHEAD_BYTES`): allocate (enough in flight for one call's host copy to overlap the
+  DMAs of the calls before it, and for a block's DMA to come after the host has written
+  others: a block just written DMAs at about half the rate).
 - beyond that, if the oldest's ``start`` has completed, the stream is running *our*
   copies, so waiting for its ``done`` costs at most one block's DMA (about 18 us per MiB at
   55 GB/s), far less than pinning another block (``cudaHostAlloc``: about 0.9 ms plus
@@ -67,6 +69,8 @@ import numpy as np
 import torch
 
 __all__ = [
+    "AHEAD_BYTES",
+    "AHEAD_MIN_BLOCK_BYTES",
     "MIN_BLOCK_BYTES",
     "MAX_RETAINED_BYTES",
     "MIN_DEPTH_BLOCKS",
@@ -102,6 +106,18 @@ MIN_DEPTH_BLOCKS = 2
 #: gained nothing, and the third 64 MiB block's ``cudaHostAlloc`` (about 17 ms at the rate in the
 #: module docstring) fell within the timed calls in one round of three (9 GB/s).
 SPARE_BLOCK_MAX_BYTES = 4 << 20
+#: Pools of blocks of at least :data:`AHEAD_MIN_BLOCK_BYTES` keep at least this many bytes of blocks in flight
+#: before a take waits for its running oldest (12 blocks of 4 MiB, 6 of 8 MiB, 3 of 16 MiB). A block the host has
+#: just written with ``copy_`` DMAs at about half the rate (one NVIDIA H100: 22.7 against 43.2 GB/s at 4 MiB, 28.9
+#: against 49.6 at 16 MiB; the written lines still in the CPU's caches, ``dev/fresh_dma_probe.py``), and back-to-back
+#: staged calls DMA each block right after its write unless the host has written others since: a ring of three 4 MiB
+#: pinned buffers sustained 27 GB/s, of 8 buffers 45, of 16 buffers 48; of three 16 MiB buffers 54
+#: (``dev/fresh_dma_probe.py --pipeline-calls 64 --ring N``; docs/performance.md). The extra blocks are pinned only
+#: while calls outrun their DMAs (a pool reuses a finished block first), once per process.
+AHEAD_BYTES = 48 << 20
+#: Smallest block to which :data:`AHEAD_BYTES` applies: below it a pool would pin dozens of blocks, one
+#: ``cudaHostAlloc`` (about 1 ms) each, for rows no target measures (target 3 starts at 4 MiB).
+AHEAD_MIN_BLOCK_BYTES = 4 << 20
 #: Below this many retained bytes a pool also allocates rather than wait (a byte floor under
 #: the block count; tests set it). Until 2026-12 it was 64 MiB: 16 blocks of 4 MiB, pinned one
 #: ``cudaHostAlloc`` at a time while back-to-back calls ran (about 1 ms each, a dozen 4 MiB DMAs)
@@ -275,8 +291,12 @@ class StagingPool:
 
     def _depth_blocks(self) -> int:
         """Blocks held before a take waits for its own running copy: :data:`MIN_DEPTH_BLOCKS`, one more for blocks of
-        at most :data:`SPARE_BLOCK_MAX_BYTES`."""
-        return MIN_DEPTH_BLOCKS + (self.chunk_bytes <= SPARE_BLOCK_MAX_BYTES)
+        at most :data:`SPARE_BLOCK_MAX_BYTES`, and from :data:`AHEAD_MIN_BLOCK_BYTES` at least enough blocks for
+        :data:`AHEAD_BYTES`."""
+        blocks = MIN_DEPTH_BLOCKS + (self.chunk_bytes <= SPARE_BLOCK_MAX_BYTES)
+        if self.chunk_bytes >= AHEAD_MIN_BLOCK_BYTES:
+            blocks = max(blocks, -(-AHEAD_BYTES // self.chunk_bytes))
+        return blocks
 
     def take(self, want: int = 0) -> _Chunk:
         """A chunk no queued copy reads, for copies on the current stream (caller holds :attr:`lock`).

@@ -379,7 +379,7 @@ def _waits_for_a_kernel_queued_during_the_host_copy(cls: type, finished: int) ->
     and queues its DMA; a second call takes a block; then, with the stream inside that kernel, a third call at the
     depth of two blocks must allocate (its oldest block's copy is still behind the kernel), not wait for the kernel."""
     clock = SimClock()
-    chunk = _staging.SPARE_BLOCK_MAX_BYTES * 2  # a depth of two blocks, as for the GPU check's 16 and 64 MiB
+    chunk = 64 << 20  # a depth of two blocks, as for the GPU check's 64 MiB row
     pool = cls(CPU, chunk, pin=False, small=False, max_retained=64 * chunk, clock=clock)
     warm = [pool.take() for _ in range(finished)]
     for block in warm:
@@ -456,10 +456,10 @@ def test_the_depth_budget_is_inclusive_and_counts_three_small_blocks(monkeypatch
     assert pool2.allocations == 4 and pool2.waits == 1 == len(clock2.waits)
 
 
-@pytest.mark.parametrize("chunk", [(4 << 20) + 64, 64 << 20])
+@pytest.mark.parametrize("chunk", [(24 << 20) + 64, 64 << 20])
 def test_larger_blocks_wait_past_two(chunk):
-    """Blocks above SPARE_BLOCK_MAX_BYTES: a third block is not pinned while the oldest copy runs (its cudaHostAlloc,
-    about 17 ms for 64 MiB, cost more than the wait); the second still is."""
+    """Blocks above SPARE_BLOCK_MAX_BYTES and past half of AHEAD_BYTES: a third block is not pinned while the oldest
+    copy runs (its cudaHostAlloc, about 17 ms for 64 MiB, cost more than the wait); the second still is."""
     pool, clock = _pool(chunk=chunk, cap=1 << 30)
     _in_flight(pool, clock, 1, behind_other_work=False, started=True)
     pool.take()  # grow to 2 blocks: allocate
@@ -468,6 +468,24 @@ def test_larger_blocks_wait_past_two(chunk):
     _in_flight(pool2, clock2, 2, behind_other_work=False, started=True)
     pool2.take()  # 3 blocks > the depth and the oldest is running: wait
     assert pool2.allocations == 2 and pool2.waits == 1 == len(clock2.waits)
+
+
+@pytest.mark.parametrize(
+    ("chunk", "depth"),
+    [((4 << 20) - 64, 3), (4 << 20, 12), (16 << 20, 3), ((24 << 20) - 64, 3), (24 << 20, 2), (64 << 20, 2)],
+)
+def test_blocks_from_4_mib_keep_48_mib_ahead(chunk, depth):
+    """From AHEAD_MIN_BLOCK_BYTES a pool holds at least AHEAD_BYTES of blocks before it waits for its running oldest
+    (the bytes rounded up to whole blocks; below, three blocks of at most 4 MiB, two above): with ``depth - 1`` in
+    flight a take allocates, with ``depth`` it waits (a block just written DMAs at half the rate: _staging)."""
+    assert (_staging.AHEAD_BYTES, _staging.AHEAD_MIN_BLOCK_BYTES) == (48 << 20, 4 << 20)
+    pool, clock = _pool(chunk=chunk, cap=1 << 30)
+    assert pool._depth_blocks() == depth
+    _in_flight(pool, clock, depth - 1, behind_other_work=False, started=True)
+    pool.take()
+    assert pool.allocations == depth and pool.waits == 0 and not clock.waits
+    pool.take()
+    assert pool.allocations == depth and pool.waits == 1 == len(clock.waits)
 
 
 def test_a_small_pool_past_the_depth_still_allocates_for_a_running_oldest(monkeypatch):
