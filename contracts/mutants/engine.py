@@ -84,9 +84,14 @@ def staging_event_on_default_stream() -> Target:
 
 
 class OpenChunkKeptAcrossStreams(_P.StagingPool):
-    """``small_tensor`` closes the open chunk only when it is full, not when the current stream changes."""
+    """The small pool closes its open chunk only when it is full, not when the current stream changes.
 
-    def small_tensor(self, shape: torch.Size, dtype: torch.dtype, nbytes: int) -> torch.Tensor:
+    In ``_small_start``, which both small routes reach (``small_tensor`` and the numpy-written ``small_array``): until
+    2026-12-06 the mutation was in ``small_tensor`` alone, which the int lists, ndarrays and tensors of the contract's
+    table no longer call (they go through ``small_array`` since the numpy-written path), so the mutant was the
+    reference there and survived the GPU hunt (tests/reference/test_staging_pool.py checks both routes now)."""
+
+    def _small_start(self, nbytes: int) -> tuple[_P._Chunk, int]:
         chunk = self.open
         if chunk is None or self.open_off + nbytes > self.chunk_bytes:  # the reference: also on a new stream key
             if chunk is not None:
@@ -94,10 +99,10 @@ class OpenChunkKeptAcrossStreams(_P.StagingPool):
                 self.give_back(chunk)
             chunk = self.take()
             self.mark_start(chunk)
-            self.open, self.open_key, self.open_off = chunk, self.stream_key(), 0
+            self.open, self.open_key, self.open_off = chunk, _P._qualified_key(self.stream_key()), 0
         start = self.open_off
         self.open_off = start + (nbytes + _P.ALIGN - 1) // _P.ALIGN * _P.ALIGN
-        return chunk.tensor(shape, dtype, start)
+        return chunk, start
 
 
 @mutant(killed_by=("multi-stream",), needs="cuda", by=("prop_multi_stream_table",))

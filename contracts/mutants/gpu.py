@@ -19,14 +19,17 @@ _STAGING: dict[str, torch.Tensor] = {}
 
 
 class SliceNotAdvanced(_P.StagingPool):
-    """The open chunk's offset is never advanced: every small call stages into the same bytes."""
+    """The open chunk's offset is never advanced: every small call stages into the same bytes.
 
-    def small_tensor(self, shape: torch.Size, dtype: torch.dtype, nbytes: int) -> torch.Tensor:
+    In ``_small_start``, which both small routes reach (until 2026-12-06 in ``small_tensor`` alone, which the
+    numpy-written route bypasses: tests/reference/test_staging_pool.py checks both routes)."""
+
+    def _small_start(self, nbytes: int) -> tuple[_P._Chunk, int]:
         off = self.open_off
-        result = super().small_tensor(shape, dtype, nbytes)
-        if result.numel() and self.open is not None and self.open_off > off:
+        chunk, start = super()._small_start(nbytes)
+        if nbytes and self.open_off > off:
             self.open_off = off
-        return result
+        return chunk, start
 
 
 class ChunkReusedBeforeDone(_P.StagingPool):
@@ -339,10 +342,14 @@ def per_thread_stream_keyed_by_handle() -> Target:
 
 
 class OpenKeyStale(_P.StagingPool):
-    """A newly opened small chunk does not record its stream key (it keeps the default stream's, 0)."""
+    """A newly opened small chunk does not record its stream key (it keeps the default stream's, 0).
 
-    def small_tensor(self, shape: torch.Size, dtype: torch.dtype, nbytes: int) -> torch.Tensor:
-        result = super().small_tensor(shape, dtype, nbytes)
+    In ``_small_start``, which both small routes reach: until 2026-12-06 in ``small_tensor`` alone, which the
+    numpy-written route (``small_array``) bypasses, so the mutant was the reference for plain inputs into their own
+    dtype and survived the GPU hunt (tests/reference/test_staging_pool.py checks both routes now)."""
+
+    def _small_start(self, nbytes: int) -> tuple[_P._Chunk, int]:
+        result = super()._small_start(nbytes)
         self.open_key = 0
         return result
 

@@ -831,3 +831,55 @@ def test_a_small_pool_whose_mark_start_raises_keeps_the_chunk(monkeypatch):
     monkeypatch.setattr(pool, "mark_start", real)
     pool.small_tensor(torch.Size([8]), torch.uint8, 8)
     assert pool.allocations == 1
+
+
+def _small_route_chunks(cls: type, route: str) -> tuple[int, int]:
+    """Through ``route`` of a small pool of class ``cls``: the chunks opened by two slices on side stream 1, and by a
+    third after the current stream changes to side stream 2."""
+    clock = SimClock()
+    pool = cls(CPU, 1 << 10, pin=False, small=True, clock=clock)
+
+    def slice_() -> None:
+        if route == "small_tensor":
+            pool.small_tensor(torch.Size([4]), torch.int64, 32)
+        else:
+            pool.small_array(4, torch.int64)
+
+    slice_()
+    slice_()
+    same_stream = pool.allocations
+    clock.current = SimStream(2)
+    slice_()
+    return same_stream, pool.allocations
+
+
+@pytest.mark.parametrize("route", ["small_tensor", "small_array"])
+def test_the_small_pool_mutants_reach_both_small_routes(route):
+    """The catalogue's two small-pool mutants change what both small routes share (``_small_start``): the numpy-written
+    route (``small_array``, plain inputs into their own dtype) bypassed a mutation made in ``small_tensor`` alone, and
+    on a GPU both mutants survived their contracts (docs/records/gpu/2026-12-06-2c22c1e/summary.md)."""
+    from h2d_contracts.contracts.mutants.engine import OpenChunkKeptAcrossStreams
+    from h2d_contracts.contracts.mutants.gpu import OpenKeyStale
+
+    assert _small_route_chunks(StagingPool, route) == (1, 2)  # one chunk per stream
+    assert _small_route_chunks(OpenChunkKeptAcrossStreams, route) == (1, 1)  # kept across the stream change
+    assert _small_route_chunks(OpenKeyStale, route) == (2, 3)  # a chunk per slice on a side stream
+
+
+@pytest.mark.parametrize("route", ["small_tensor", "small_array"])
+def test_the_slice_mutant_reaches_both_small_routes(route):
+    """``staging_slice_reused_while_queued``'s pool stages every small call into the same bytes through either route."""
+    from h2d_contracts.contracts.mutants.gpu import SliceNotAdvanced
+
+    def two_slices(cls: type) -> tuple[int, int]:
+        pool = cls(CPU, 1 << 10, pin=False, small=True, clock=SimClock())
+        if route == "small_tensor":
+            a, b = (pool.small_tensor(torch.Size([4]), torch.int64, 32) for _ in range(2))
+            return a.data_ptr(), b.data_ptr()
+        x, y = (pool.small_array(4, torch.int64) for _ in range(2))
+        return x.ctypes.data, y.ctypes.data
+
+    first, second = two_slices(StagingPool)
+    assert second - first == ALIGN
+    first, second = two_slices(SliceNotAdvanced)
+    assert second == first
