@@ -476,7 +476,8 @@ def check_other_thread_work_never_waited(
     the other thread's kernel sits between that start and the DMA: at its depth it waits for the whole kernel (an
     outside round's GPU bug, r60 b03; ``StagingPool.mark_start`` in the reference says why the start comes after
     the host copy). Each round starts from the target's ``empty_cache`` (where it has one) and two calls queued
-    behind 50 ms of spin work, then synchronized: two finished staging buffers, the reference's depth above 4 MiB.
+    behind 50 ms of spin work, then synchronized: two finished staging buffers (the reference's depth is two blocks of
+    64 MiB and three of 16 MiB, ``_staging.AHEAD_BYTES``: each row's calls go past it).
     A third call, synchronized, gives the warm host time once. The reference passes with its default caps; a staging
     cap set below ``calls`` buffers (``H2D_STAGING_MAX_BYTES``) makes it wait for its oldest block, behind the work.
 
@@ -612,8 +613,9 @@ def check_other_thread_work_never_waited(
 @prop("non-blocking", table=True, timed=True)
 def prop_other_thread_work_never_waited(target: Target, device: torch.device, **overrides: Any) -> None:
     """non-blocking: with two threads on one stream, a call never waits for the spin work the other thread queued
-    during an earlier call (a table: 6 calls of 64 MiB, and 8 of 16 MiB, each past the reference's depth of two
-    blocks; a row this host or target is too slow for is not applicable by itself, the table only when both are)."""
+    during an earlier call (a table: 6 calls of 64 MiB, and 8 of 16 MiB, each past the reference's depth, two blocks of
+    64 MiB and three of 16 MiB; a row this host or target is too slow for is not applicable by itself, the table only
+    when both are)."""
     requires_cuda(target, "non-blocking", device)
     del overrides
     rows = Rows("calls beside another thread's work on the same stream")

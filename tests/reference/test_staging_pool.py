@@ -372,14 +372,15 @@ def test_start_is_marked_right_before_the_copy():
     assert chunk.start.pos == dma - 1 and chunk.done.pos == dma + 1
 
 
-def _waits_for_a_kernel_queued_during_the_host_copy(cls: type, finished: int) -> bool:
-    """Two threads on one stream (an outside round's GPU bug, r60 b03): the pool holds ``finished`` finished blocks
-    (two where the GPU check's warm-up calls queue behind spin work, one where they run back to back on an idle
-    stream); a call takes one, another thread queues a long kernel during its host copy, the call marks its start
-    and queues its DMA; a second call takes a block; then, with the stream inside that kernel, a third call at the
-    depth of two blocks must allocate (its oldest block's copy is still behind the kernel), not wait for the kernel."""
+def _waits_for_a_kernel_queued_during_the_host_copy(cls: type, finished: int, chunk: int, calls: int) -> bool:
+    """Two threads on one stream (an outside round's GPU bug, r60 b03), as a row of the GPU check
+    (``check_other_thread_work_never_waited``): the pool holds ``finished`` finished blocks of ``chunk`` bytes (two
+    where the check's warm-up calls queue behind spin work, one where they run back to back on an idle stream); a
+    call takes one, another thread queues a long kernel during its host copy, the call marks its start and queues its
+    DMA; then, with the stream inside that kernel, ``calls - 1`` more calls, past the pool's depth (two blocks of
+    64 MiB, three of 16 MiB: ``_staging.AHEAD_BYTES``), must allocate (their oldest block's copy is still behind the
+    kernel), never wait for the kernel. Whether any call waited."""
     clock = SimClock()
-    chunk = 64 << 20  # a depth of two blocks, as for the GPU check's 64 MiB row
     pool = cls(CPU, chunk, pin=False, small=False, max_retained=64 * chunk, clock=clock)
     warm = [pool.take() for _ in range(finished)]
     for block in warm:
@@ -392,21 +393,26 @@ def _waits_for_a_kernel_queued_during_the_host_copy(cls: type, finished: int) ->
     pool.mark_start(first)
     clock.current.enqueue()  # the first call's DMA
     pool.give_back(first)
-    _use(pool, clock)
     clock.current.run(kernel - 1)  # the stream is running the kernel
-    pool.take()
+    for _ in range(calls - 1):
+        _use(pool, clock)
     return bool(clock.waits)
 
 
 @pytest.mark.parametrize("finished", [1, 2])
-def test_another_threads_kernel_queued_during_the_host_copy_is_not_waited_for(finished):
-    """The reference allocates a third block; the catalogue's mutant that records the start at the take
+@pytest.mark.parametrize(("chunk", "calls"), [(64 << 20, 6), (16 << 20, 8)])
+def test_another_threads_kernel_queued_during_the_host_copy_is_not_waited_for(finished, chunk, calls):
+    """The reference allocates past its depth; the catalogue's mutant that records the start at the take
     (contracts/mutants/r60_kinds.py, pool_start_marked_at_take; on a GPU prop_other_thread_work_never_waited kills it)
-    waits for the kernel."""
+    waits for the kernel within each of the GPU check's two rows (6 calls of 64 MiB, 8 of 16 MiB)."""
     from h2d_contracts.contracts.mutants import r60_kinds as M
 
-    assert not _waits_for_a_kernel_queued_during_the_host_copy(StagingPool, finished)
-    assert _waits_for_a_kernel_queued_during_the_host_copy(M.StartAtTake, finished)
+    assert not _waits_for_a_kernel_queued_during_the_host_copy(StagingPool, finished, chunk, calls)
+    assert _waits_for_a_kernel_queued_during_the_host_copy(M.StartAtTake, finished, chunk, calls)
+    # and not before the depth: the GPU check needs a row longer than the depth (three calls of 16 MiB allocate)
+    assert not _waits_for_a_kernel_queued_during_the_host_copy(
+        M.StartAtTake, finished, chunk, 3 if chunk == 16 << 20 else 2
+    )
 
 
 def test_a_host_target_result_is_not_the_pooled_staging():
