@@ -446,7 +446,8 @@ def steady_gbps(
     The warm-up is a whole sample, not ``min(calls, 8)`` calls as before 2026-12-06: a pool or caching allocator grows
     one pinned block (about 1 ms or more) each time the calls get that far ahead of their DMAs, so after 8 warm calls
     a pool that keeps 12 blocks of 4 MiB in flight was still pinning them inside the timed calls
-    (``python3 dev/pool_sim.py --warm bench``): the sample timed a process's first burst, not its steady state.
+    (``python3 dev/pool_sim.py --host-gbps 300 --dma-gbps 52 --call-us 20 --pin-us-per-mib 450 --depths-mib 0 --warm
+    bench``, the H100 bench's 4 MiB rates): the sample timed a process's first burst, not its steady state.
     """
     empty_host_caches()
     for _ in range(calls):

@@ -9,7 +9,11 @@ each step's cost, one stream runs DMAs in order, an event completes when the wor
 exponential extra host time per call (seeded). It runs the bench's sample
 (caches emptied, ``calls`` warm calls, or ``min(calls, 8)`` with ``--warm bench`` as the bench did before
 2026-12-06, a sync, ``calls`` timed calls, a sync) and prints GB/s and the allocations and waits within the timed
-calls, per ``MIN_DEPTH_BYTES``, the depth in blocks at ``--blocks`` (no spare block; ``AHEAD_BYTES`` as shipped).
+calls, per ``MIN_DEPTH_BYTES``, the depth in blocks at ``--blocks`` (no spare block; ``AHEAD_BYTES`` as shipped
+unless ``--ahead-mib``). With the host ahead of the DMA (the H100 bench's 4 MiB row: host copy 283 GB/s), e.g.
+``--host-gbps 300 --dma-gbps 52 --call-us 20 --pin-us-per-mib 450 --depths-mib 0``, the old warm-up
+(``--warm bench``) leaves 8 of a 12-block pool's allocations inside the 4 MiB sample's timed calls, the whole-sample
+warm-up none; with the defaults (host slower than the DMA) the pool never gets ahead enough to grow.
 
 The costs are inputs, not measurements of this run; ``dev/pool_depth_probe.py`` measures the same sample on a GPU.
 Usage: ``python3 dev/pool_sim.py [--host-gbps 80 --dma-gbps 52.5 --call-us 30]``.
@@ -66,6 +70,7 @@ class Clock:
 def sample(depth: int, nbytes: int, calls: int, args: Any) -> tuple[float, int, int, int]:
     """GB/s of the timed calls, and the allocations and waits within them, and the blocks held at the end."""
     _staging.MIN_DEPTH_BYTES, _staging.MIN_DEPTH_BLOCKS, _staging.SPARE_BLOCK_MAX_BYTES = depth, args.blocks, 0
+    _staging.AHEAD_BYTES = args.ahead_mib << 20
     clock = Clock(args.query_us)
     pool = _staging.StagingPool(torch.device("cpu"), nbytes, pin=False, small=False, clock=clock)
     alloc = pool._alloc
@@ -107,6 +112,7 @@ def main() -> None:
     ap.add_argument("--query-us", type=float, default=1.0)
     ap.add_argument("--depths-mib", type=int, nargs="+", default=[64, 0, 8, 16])
     ap.add_argument("--blocks", type=int, default=2, help="MIN_DEPTH_BLOCKS (2: the rule before it existed)")
+    ap.add_argument("--ahead-mib", type=int, default=_staging.AHEAD_BYTES >> 20, help="AHEAD_BYTES (0: off)")
     ap.add_argument(
         "--warm",
         choices=("bench", "sample"),

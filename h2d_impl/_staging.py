@@ -24,9 +24,10 @@ reused once ``done`` has completed. Otherwise the oldest in-flight one decides:
 - while the pool holds less than the call's payload, it allocates even if a finished
   block exists: it comes to hold the largest payload seen (up to the cap), so a later call
   of that size behind a busy stream finds what it needs.
-- while it holds fewer than two blocks (:data:`MIN_DEPTH_BLOCKS`; three for blocks of at
-  most 4 MiB, :data:`SPARE_BLOCK_MAX_BYTES`; from 4 MiB at least 48 MiB of blocks,
-  :data:`AHEAD_BYTES`): allocate (enough in flight for one call's host copy to overlap the
+- while it holds fewer than its depth (:meth:`StagingPool._depth_blocks`: two blocks,
+  :data:`MIN_DEPTH_BLOCKS`, three of 1-2 MiB, :data:`SPARE_BLOCK_MAX_BYTES`, and from 4 MiB
+  blocks as many as 48 MiB, :data:`AHEAD_BYTES`: 12 of 4 MiB, 3 of 16 MiB; never more than
+  the cap): allocate (enough in flight for one call's host copy to overlap the
   DMAs of the calls before it, and for a block's DMA to come after the host has written
   others: a block just written DMAs at about half the rate).
 - beyond that, if the oldest's ``start`` has completed, the stream is running *our*
@@ -99,7 +100,8 @@ SMALL_MAX_BYTES = 256 << 10
 #: copy. One block serialised host copy and DMA (15-17 GB/s at every size on the H200, an earlier
 #: version).
 MIN_DEPTH_BLOCKS = 2
-#: Pools of blocks of at most this many bytes keep one block more than :data:`MIN_DEPTH_BLOCKS`:
+#: Pools of blocks of at most this many bytes keep one block more than :data:`MIN_DEPTH_BLOCKS` (from 4 MiB
+#: :data:`AHEAD_BYTES` asks more, so this decides the 1 and 2 MiB classes):
 #: a short DMA (a freshly written 4 MiB block's ran at about 20 GB/s, 200 us) is within a host
 #: step's jitter. In the bench's steady-state sample on the H200 (``dev/pool_depth_probe.py``,
 #: docs/performance.md) three blocks of 4 MiB gave 24-27 GB/s, two 22-23; at 16 and 64 MiB three
@@ -113,7 +115,9 @@ SPARE_BLOCK_MAX_BYTES = 4 << 20
 #: staged calls DMA each block right after its write unless the host has written others since: a ring of three 4 MiB
 #: pinned buffers sustained 27 GB/s, of 8 buffers 45, of 16 buffers 48; of three 16 MiB buffers 54
 #: (``dev/fresh_dma_probe.py --pipeline-calls 64 --ring N``; docs/performance.md). The extra blocks are pinned only
-#: while calls outrun their DMAs (a pool reuses a finished block first), once per process.
+#: while calls outrun their DMAs (a pool reuses a finished block first), and kept until :func:`empty_staging_cache`
+#: (after which a burst pins them again): up to 48 MiB for each of the 4, 8 and 16 MiB classes, where the depth
+#: before held 12, 16 and 32. A cap below it (``H2D_STAGING_MAX_BYTES``) bounds it: the pool then waits at the cap.
 AHEAD_BYTES = 48 << 20
 #: Smallest block to which :data:`AHEAD_BYTES` applies: below it a pool would pin dozens of blocks, one
 #: ``cudaHostAlloc`` (about 1 ms) each, for rows no target measures (target 3 starts at 4 MiB).
@@ -292,7 +296,7 @@ class StagingPool:
     def _depth_blocks(self) -> int:
         """Blocks held before a take waits for its own running copy: :data:`MIN_DEPTH_BLOCKS`, one more for blocks of
         at most :data:`SPARE_BLOCK_MAX_BYTES`, and from :data:`AHEAD_MIN_BLOCK_BYTES` at least enough blocks for
-        :data:`AHEAD_BYTES`."""
+        :data:`AHEAD_BYTES`. :meth:`take` bounds the depth's bytes by ``max_retained``."""
         blocks = MIN_DEPTH_BLOCKS + (self.chunk_bytes <= SPARE_BLOCK_MAX_BYTES)
         if self.chunk_bytes >= AHEAD_MIN_BLOCK_BYTES:
             blocks = max(blocks, -(-AHEAD_BYTES // self.chunk_bytes))
@@ -308,7 +312,8 @@ class StagingPool:
         ``want``: bytes of the call this chunk serves (its whole payload). Below ``want``
         retained bytes the pool allocates, reusable chunks or not (it comes to hold the
         largest payload seen, up to ``max_retained``). Below
-        ``max(MIN_DEPTH_BYTES, two or three chunks)`` retained bytes (:meth:`_depth_blocks`) it allocates rather than waits,
+        ``max(MIN_DEPTH_BYTES, its depth in chunks)`` retained bytes (:meth:`_depth_blocks`: two or three chunks,
+        from 4 MiB chunks at least 48 MiB of them) it allocates rather than waits,
         so one call can always be staged whole without waiting (a call behind a busy
         stream reuses what its predecessors allocated) and back-to-back calls keep enough
         chunks in flight for the host copy to overlap the DMA. ``max_retained`` bounds

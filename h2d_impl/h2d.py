@@ -535,7 +535,8 @@ def _copy_pooled(
     cost about 8 ms. Staged in 4 MiB pieces (pipelined), as an earlier version did, a 64 MiB call spent 84-126 ms in
     16 host copies behind a busy stream, two pytest workers sharing the H200's 16 cores
     (measured with ``H2D_STAGING_TRACE``, see docs/performance.md). The overlap of host copy and DMA
-    comes from consecutive calls instead (each pool keeps two blocks in flight, three of at most 4 MiB, before it waits for its own copy).
+    comes from consecutive calls instead (each pool keeps its depth in flight before it waits for its own copy: two
+    blocks, three of 1-2 MiB, 48 MiB of 4-16 MiB blocks, ``_staging.AHEAD_BYTES``).
     """
     traced = bool(_staging.TRACE_PATH)
     if traced:

@@ -98,7 +98,11 @@ class OpenChunkKeptAcrossStreams(_P.StagingPool):
                 self.open = None
                 self.give_back(chunk)
             chunk = self.take()
-            self.mark_start(chunk)
+            try:
+                self.mark_start(chunk)
+            except BaseException:
+                self._free.append(chunk)  # as the reference: no copy reads it
+                raise
             self.open, self.open_key, self.open_off = chunk, _P._qualified_key(self.stream_key()), 0
         start = self.open_off
         self.open_off = start + (nbytes + _P.ALIGN - 1) // _P.ALIGN * _P.ALIGN

@@ -31,6 +31,9 @@ class SliceNotAdvanced(_P.StagingPool):
             self.open_off = off
         return chunk, start
 
+    def unreserve_last(self, count: int, dtype: torch.dtype) -> None:
+        """Nothing was reserved: the offset stays (the reference's would go below the slice it never advanced past)."""
+
 
 class ChunkReusedBeforeDone(_P.StagingPool):
     """``take`` hands out the oldest queued block without asking its completion event."""

@@ -854,7 +854,7 @@ def _small_route_chunks(cls: type, route: str) -> tuple[int, int]:
     slice_()
     slice_()
     same_stream = pool.allocations
-    clock.current = SimStream(2)
+    clock.current = SimStream(3)  # not 2: cudaStreamPerThread's handle, keyed by thread
     slice_()
     return same_stream, pool.allocations
 
@@ -889,3 +889,21 @@ def test_the_slice_mutant_reaches_both_small_routes(route):
     assert second - first == ALIGN
     first, second = two_slices(SliceNotAdvanced)
     assert second == first
+    # a slice given back unused (an int list out of range: _stage_int_list) leaves the mutant's offset where it was
+    pool = SliceNotAdvanced(CPU, 1 << 10, pin=False, small=True, clock=SimClock())
+    pool.small_array(4, torch.int64)
+    pool.unreserve_last(4, torch.int64)
+    assert pool.open_off == 0 and len(pool.small_array(8, torch.int64)) == 8
+
+
+def test_the_depth_is_bounded_by_the_cap():
+    """A cap below AHEAD_BYTES (``H2D_STAGING_MAX_BYTES``) bounds a 4 MiB pool's depth: with the oldest copy
+    running it allocates up to the cap (four blocks of 4 MiB under a 16 MiB cap) and waits past it."""
+    chunk = 4 << 20
+    pool, clock = _pool(chunk=chunk, cap=4 * chunk)
+    assert pool._depth_blocks() == 12
+    _in_flight(pool, clock, 3, behind_other_work=False, started=True)
+    pool.take()
+    assert pool.allocations == 4 and pool.waits == 0 and not clock.waits
+    pool.take()
+    assert pool.allocations == 4 and pool.waits == 1 == len(clock.waits)
