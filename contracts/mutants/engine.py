@@ -92,21 +92,9 @@ class OpenChunkKeptAcrossStreams(_P.StagingPool):
     reference there and survived the GPU hunt (tests/reference/test_staging_pool.py checks both routes now)."""
 
     def _small_start(self, nbytes: int) -> tuple[_P._Chunk, int]:
-        chunk = self.open
-        if chunk is None or self.open_off + nbytes > self.chunk_bytes:  # the reference: also on a new stream key
-            if chunk is not None:
-                self.open = None
-                self.give_back(chunk)
-            chunk = self.take()
-            try:
-                self.mark_start(chunk)
-            except BaseException:
-                self._free.append(chunk)  # as the reference: no copy reads it
-                raise
-            self.open, self.open_key, self.open_off = chunk, _P._qualified_key(self.stream_key()), 0
-        start = self.open_off
-        self.open_off = start + (nbytes + _P.ALIGN - 1) // _P.ALIGN * _P.ALIGN
-        return chunk, start
+        if self.open is not None:  # the open chunk follows the current stream: the reference's key test never differs
+            self.open_key = _P._qualified_key(self.stream_key())
+        return super()._small_start(nbytes)
 
 
 @mutant(killed_by=("multi-stream",), needs="cuda", by=("prop_multi_stream_table",))
