@@ -43,8 +43,9 @@ def _violation_in(exc: BaseException) -> ContractViolation | None:
     return None
 
 
-def hunt(mutant, device: torch.device) -> tuple[str, ContractViolation] | None:
-    """Run the mutant's killer contracts' properties; return (property name, violation) or None if it survived."""
+def hunt(mutant, device: torch.device, not_applicable: list[str] | None = None) -> tuple[str, ContractViolation] | None:
+    """Run the mutant's killer contracts' properties; return (property name, violation) or None if it survived.
+    Each property that was not applicable adds its reason to ``not_applicable`` (the survivor's message)."""
     targets = mutant.factory().entry_points()  # every entry point, as the suite runs them (tests/test_cpu_path.py)
     for contract in mutant.killed_by:
         props = [p for p in PROPERTIES[contract] if not mutant.by or p.__name__ in mutant.by]
@@ -53,7 +54,9 @@ def hunt(mutant, device: torch.device) -> tuple[str, ContractViolation] | None:
                 try:
                     examples = HUNT_EXAMPLES["cpu" if contract in CHEAP_ON_GPU else mutant.needs]
                     prop(target, device, max_examples=examples, database=None, phases=HUNT_PHASES, max_kinds=1)
-                except NotApplicable:
+                except NotApplicable as exc:
+                    if not_applicable is not None:
+                        not_applicable.append(f"{prop.__name__} on {target.name}: {str(exc).splitlines()[0][:300]}")
                     continue
                 except BaseException as exc:  # inspect what the property raised
                     violation = _violation_in(exc)
@@ -115,8 +118,11 @@ def test_mutant_is_killed(name: str) -> None:
         prop, line = found_text[0], found_text[1].splitlines()[0]
         print(f"KILLED {name}: by {prop} -> {line}")
         return
-    found = hunt(mutant, device)
-    assert found is not None, f"mutant {name!r} ({mutant.doc}) survived contracts {mutant.killed_by}"
+    not_applicable: list[str] = []
+    found = hunt(mutant, device, not_applicable)
+    assert found is not None, f"mutant {name!r} ({mutant.doc}) survived contracts {mutant.killed_by}" + "".join(
+        f"; not applicable: {why}" for why in not_applicable
+    )
     prop, violation = found
     line = str(violation).splitlines()[0]
     print(f"KILLED {name}: by {prop} -> {line}")
