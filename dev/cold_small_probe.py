@@ -8,6 +8,10 @@ and a cold pinned allocation costs the same 0.9 ms at 4 KiB and at the reference
 for each pattern of the bench in ``--rounds`` interleaved rounds, then one more cold call of each under
 ``torch.profiler`` (CPU activity) and prints its ten most expensive operators by self CPU time.
 
+``--before-mib``: first run every pattern through ``--before-calls`` back-to-back calls of each of these sizes (as
+the bench's sections (a)-(d) do before its cold section (e)): the bench's 4 KiB and 1 MiB cold rows ran over vLLM
+in 22 and 20 of its 23 records of 2026-12-03 to 2026-12-06, where this probe alone (no calls before) found a tie.
+
 Usage (a CUDA machine, the kit installed, vLLM importable for its row): ``OMP_NUM_THREADS=16 python3
 dev/cold_small_probe.py``.
 """
@@ -32,10 +36,19 @@ def main() -> None:
     ap.add_argument("--bytes", type=int, nargs="+", default=[4096, 1 << 20])
     ap.add_argument("--busy-ms", type=float, default=100.0)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--before-mib", type=int, nargs="*", default=[], help="sizes every pattern runs first (MiB)")
+    ap.add_argument("--before-calls", type=int, default=8)
     args = ap.parse_args()
     device = torch.device("cuda", torch.cuda.current_device())
     cycles = int(args.busy_ms * cycles_per_ms(device))
     pats = {n: p for n, p in patterns().items() if n != "naive"}
+    for mib in args.before_mib:
+        payload = torch.arange((mib << 20) // 4, dtype=torch.int32)
+        for pat in pats.values():
+            results = [pat(payload, device) for _ in range(args.before_calls)]
+            torch.cuda.synchronize(device)
+            del results
+        print(f"before: {args.before_calls} calls of {mib} MiB by each pattern", flush=True)
     for nbytes in args.bytes:
         data = torch.arange(nbytes // 4, dtype=torch.int32)
 
