@@ -175,3 +175,22 @@ def test_reference_is_not_a_mutant() -> None:
                     prop(ref, torch.device("cpu"), max_examples=60, database=None)
                 except NotApplicable:
                     continue
+
+
+def test_a_survivor_names_why_each_property_was_not_applicable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A hunt that found nothing lists each property that gave up and its reason: a mutant that survived a loaded GPU
+    because every row of its check was not applicable (``prop_idle_stream_never_waits`` at d9e3fd5) then says so,
+    instead of only "no check raised it"."""
+    from types import SimpleNamespace
+
+    def prop_gives_up(target, device, **kwargs) -> None:
+        raise NotApplicable("non-blocking: 86 calls outlasted the work\nsecond line")
+
+    target = SimpleNamespace(name="fake-target")
+    mutant = SimpleNamespace(
+        killed_by=("fake-contract",), by=(), needs="cpu", factory=lambda: SimpleNamespace(entry_points=lambda: [target])
+    )
+    monkeypatch.setitem(PROPERTIES, "fake-contract", [prop_gives_up])
+    reasons: list[str] = []
+    assert hunt(mutant, torch.device("cpu"), reasons) is None
+    assert reasons == ["prop_gives_up on fake-target: non-blocking: 86 calls outlasted the work"]
