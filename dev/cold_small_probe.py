@@ -8,6 +8,9 @@ and a cold pinned allocation costs the same 0.9 ms at 4 KiB and at the reference
 for each pattern of the bench in ``--rounds`` interleaved rounds, then one more cold call of each under
 ``torch.profiler`` (CPU activity) and prints its ten most expensive operators by self CPU time.
 
+``--cprofile N``: each profiled call once more under Python's ``cProfile``, its N costliest functions by own time
+(the reference's cold-path code outside torch's operators: the 2026-12-06 H100 run found the gap in no operator).
+
 ``--before-mib``: first run every pattern through ``--before-calls`` back-to-back calls of each of these sizes (as
 the bench's sections (a)-(d) do before its cold section (e)): the bench's 4 KiB and 1 MiB cold rows ran over vLLM
 in 22 and 20 of its 23 records of 2026-12-03 to 2026-12-06, where this probe alone (no calls before) found a tie.
@@ -19,6 +22,8 @@ dev/cold_small_probe.py``.
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import statistics
 import sys
 import time
@@ -38,6 +43,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--before-mib", type=int, nargs="*", default=[], help="sizes every pattern runs first (MiB)")
     ap.add_argument("--before-calls", type=int, default=8)
+    ap.add_argument("--cprofile", type=int, default=0, help="also print this many rows of cProfile per profiled call")
     args = ap.parse_args()
     device = torch.device("cuda", torch.cuda.current_device())
     cycles = int(args.busy_ms * cycles_per_ms(device))
@@ -86,6 +92,24 @@ def main() -> None:
             del result
             print(f"profile {nbytes} B {name}:", flush=True)
             print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=10), flush=True)
+            if args.cprofile:
+                # Python's own profiler: times the reference's Python functions and the C methods they call (a new
+                # chunk, CUDA events, views), which torch.profiler's operator table leaves out
+                empty_host_caches()
+                torch.cuda._sleep(cycles)
+                py = cProfile.Profile()
+                py.enable()
+                result = pats[name](data, device)
+                py.disable()
+                torch.cuda.synchronize(device)
+                del result
+                # pstats prints whole milliseconds at best: the rows are printed here in microseconds
+                rows = sorted(pstats.Stats(py).stats.items(), key=lambda kv: -kv[1][2])[: args.cprofile]
+                print(f"cProfile {nbytes} B {name}: own us / with callees us / calls / function", flush=True)
+                for (path, line, func), (_, calls, own, cum, _) in rows:
+                    print(
+                        f"  {own * 1e6:9.1f} {cum * 1e6:9.1f} {calls:4d} {Path(path).name}:{line}({func})", flush=True
+                    )
 
 
 if __name__ == "__main__":
