@@ -11,9 +11,10 @@ for each pattern of the bench in ``--rounds`` interleaved rounds, then one more 
 ``--cprofile N``: each profiled call once more under Python's ``cProfile``, its N costliest functions by own time
 (the reference's cold-path code outside torch's operators: the 2026-12-06 H100 run found the gap in no operator).
 
-``--before-mib``: first run every pattern through ``--before-calls`` back-to-back calls of each of these sizes (as
-the bench's sections (a)-(d) do before its cold section (e)): the bench's 4 KiB and 1 MiB cold rows ran over vLLM
-in 22 and 20 of its 23 records of 2026-12-03 to 2026-12-06, where this probe alone (no calls before) found a tie.
+``--before-mib``: first run every pattern through ``--before-calls`` back-to-back calls of each of these sizes (like
+the bench's sections (a)-(d) before its cold section (e)): the bench's 4 KiB and 1 MiB cold rows ran over vLLM
+in 22 and 20 of its 23 records of 2026-12-03 to 2026-12-06, where this probe alone (no calls before) had found a
+tie on an H200; on an H100 on 2026-12-06 it found the gap with and without the calls before.
 
 Usage (a CUDA machine, the kit installed, vLLM importable for its row): ``OMP_NUM_THREADS=16 python3
 dev/cold_small_probe.py``.

@@ -396,8 +396,8 @@ def check_idle_stream_never_waits_for_another(
     (64 MiB for small payloads, 1 GiB for a size class). Read off the busy stream's event: where it ended before the
     last call, the longest call decides: over a quarter of the work is a wait (a loaded host stretches a call of
     256 KiB or 4 MiB by milliseconds, not by half a second); else the host was too slow for the work, and the case
-    runs once more behind four times as much (such a pool's mutant survived a run beside 16 other test processes
-    on one H100, no row raising). Where that too ends first, the check is not applicable.
+    runs once more behind four times as much (such a pool's mutant survived a run among 24 pytest workers on one
+    H100, no row raising). Where that too ends first, the check is not applicable.
 
     Raises:
         ContractViolation: a call waited, or a result holds other values.
