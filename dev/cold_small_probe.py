@@ -23,12 +23,14 @@ dev/cold_small_probe.py``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import pstats
 import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import torch
 from torch.profiler import ProfilerActivity, profile
@@ -59,12 +61,14 @@ def main() -> None:
     for nbytes in args.bytes:
         data = torch.arange(nbytes // 4, dtype=torch.int32)
 
-        def cold(name: str, data: torch.Tensor = data) -> float:
+        def cold(name: str, data: torch.Tensor = data, around: Any = None) -> float:
+            """One cold call of ``name`` (the bench's section (e) sample), inside ``around`` (a profiler) if given."""
             empty_host_caches()
             torch.cuda._sleep(cycles)
-            t0 = time.perf_counter_ns()
-            result = pats[name](data, device)
-            ms = (time.perf_counter_ns() - t0) / 1e6
+            with around if around is not None else contextlib.nullcontext():
+                t0 = time.perf_counter_ns()
+                result = pats[name](data, device)
+                ms = (time.perf_counter_ns() - t0) / 1e6
             torch.cuda.synchronize(device)
             del result
             return ms
@@ -85,25 +89,15 @@ def main() -> None:
         for name in ("reference", "vllm"):
             if name not in pats:
                 continue
-            empty_host_caches()
-            torch.cuda._sleep(cycles)
-            with profile(activities=[ProfilerActivity.CPU]) as prof:
-                result = pats[name](data, device)
-            torch.cuda.synchronize(device)
-            del result
+            prof = profile(activities=[ProfilerActivity.CPU])
+            cold(name, around=prof)
             print(f"profile {nbytes} B {name}:", flush=True)
             print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=10), flush=True)
             if args.cprofile:
                 # Python's own profiler: times the reference's Python functions and the C methods they call (a new
                 # chunk, CUDA events, views), which torch.profiler's operator table leaves out
-                empty_host_caches()
-                torch.cuda._sleep(cycles)
                 py = cProfile.Profile()
-                py.enable()
-                result = pats[name](data, device)
-                py.disable()
-                torch.cuda.synchronize(device)
-                del result
+                cold(name, around=py)
                 # pstats prints whole milliseconds at best: the rows are printed here in microseconds
                 rows = sorted(pstats.Stats(py).stats.items(), key=lambda kv: -kv[1][2])[: args.cprofile]
                 print(f"cProfile {nbytes} B {name}: own us / with callees us / calls / function", flush=True)
