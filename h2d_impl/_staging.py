@@ -58,6 +58,7 @@ once.
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import itertools
 import os
@@ -180,11 +181,31 @@ def _contiguous_strides(shape: torch.Size) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+_AS_IS = contextlib.nullcontext()
+
+
+def _long_lived() -> contextlib.AbstractContextManager[Any]:
+    """The context a pooled block or kept view is made in: ``torch.inference_mode(False)``, entered only where the
+    caller's mode differs from what it sets (inference mode on, or grad mode off), else a context that does nothing.
+
+    A block or view kept across calls must be a normal tensor, whatever mode the call that made it ran in (a view made
+    in inference mode is an inference tensor, and the next call outside the mode cannot write it). Entering
+    ``torch.inference_mode(False)`` where grad mode is already on and inference mode off changes nothing, and cost
+    about 110 us of a cold 4 KiB call's Python time on an H100 (two entries; ``dev/cold_small_probe.py --cprofile``,
+    docs/performance.md). ``torch.inference_mode(False)`` also turns grad mode on: entered under ``torch.no_grad()``
+    as before, so the tensors are made in the same state as before.
+    """
+    if torch.is_inference_mode_enabled() or not torch.is_grad_enabled():
+        return torch.inference_mode(False)
+    return _AS_IS
+
+
 class _Chunk:
-    __slots__ = ("block", "start", "done", "stream", "key", "owner", "views", "arrays", "marked", "last")
+    __slots__ = ("block", "nbytes", "start", "done", "stream", "key", "owner", "views", "arrays", "marked", "last")
 
     def __init__(self, block: torch.Tensor) -> None:
         self.block = block  # uint8, pinned (or pageable where pinning is off), contiguous
+        self.nbytes: int = block.numel()  # its bytes, kept: each numel() is a call into torch
         self.views: dict[torch.dtype, torch.Tensor] = {}  # the block viewed as each dtype staged in it
         self.arrays: dict[torch.dtype, np.ndarray] = {}  # the same, as numpy arrays (lists written in place)
         self.start: Any = None  # event recorded before the chunk's first copy of this use
@@ -208,7 +229,7 @@ class _Chunk:
             last = self.last
             if last is not None and last[1] is dtype and last[0] == shape:
                 return last[2]
-            with torch.inference_mode(False):  # kept across calls: a view made in inference mode is an inference tensor
+            with _long_lived():  # kept across calls: a view made in inference mode is an inference tensor
                 view = self._view(shape, dtype, 0)
             self.last = (shape, dtype, view)
             return view
@@ -224,9 +245,10 @@ class _Chunk:
     def _typed(self, dtype: torch.dtype) -> torch.Tensor:
         typed = self.views.get(dtype)
         if typed is None:
-            whole = self.block.numel() - self.block.numel() % dtype.itemsize  # tests use odd chunk sizes
-            with torch.inference_mode(False):  # kept across calls: never a view made in inference mode
-                typed = self.views[dtype] = self.block[:whole].view(dtype)
+            whole = self.nbytes - self.nbytes % dtype.itemsize  # tests use odd chunk sizes
+            with _long_lived():  # kept across calls: never a view made in inference mode
+                # the block itself where it holds whole elements (every pool's chunk size): no slice to make
+                typed = self.views[dtype] = (self.block if whole == self.nbytes else self.block[:whole]).view(dtype)
         return typed
 
     def _view(self, shape: torch.Size, dtype: torch.dtype, start: int) -> torch.Tensor:
@@ -287,7 +309,7 @@ class StagingPool:
         # A pooled block outlives the call that made it: made under a caller's torch.inference_mode() it would be
         # an inference tensor, and the next call outside the mode could not write it ("Inplace update to inference
         # tensor outside InferenceMode": the contracts' calling contexts found it on an H200)
-        with torch.inference_mode(False):
+        with _long_lived():
             block = torch.empty(self.chunk_bytes, dtype=torch.uint8, device="cpu", pin_memory=self.pin)
         self.retained += self.chunk_bytes
         self.allocations += 1

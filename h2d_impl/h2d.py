@@ -442,7 +442,7 @@ def _stage_small(
             # more after the host waited 50 ms, among torch-only calls (medians of two runs, dev/cold_route_probe.py);
             # on an H100 ahead in 13 of 16 idle cells, and behind a busy stream 22-31% less host time at 256 KiB,
             # mixed at 4-64 KiB (dev/busy_path_probe.py --route-ab; docs/performance.md)
-            flat = pool.small_array(source.numel(), dtype)
+            flat = pool.small_array(nbytes // dtype.itemsize, dtype)  # the count, without another numel()
             written = flat if source.dim() == 1 else flat.reshape(source.shape)
             np.copyto(written, source.numpy())
             staging = torch.from_numpy(written)

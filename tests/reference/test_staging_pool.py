@@ -12,6 +12,8 @@ machine.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 import torch
 
@@ -632,6 +634,22 @@ def test_pooled_staging_made_under_inference_mode_is_written_outside_it():
         with torch.inference_mode():
             h2d._to_device(big, big, dtype, cpu, None, pin=False)
         assert torch.equal(h2d._to_device(big, big, dtype, cpu, None, pin=False), big)
+
+
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "inference_mode"])
+def test_kept_staging_is_made_with_grad_on_and_inference_off_whatever_the_callers_mode(mode):
+    """``_staging._long_lived()`` (the context pooled blocks and kept views are made in) sets what
+    ``torch.inference_mode(False)`` sets (grad mode on, inference mode off) in every calling mode, entering it only
+    where the caller's mode differs, and leaves the caller's mode as it found it."""
+    outer = {"grad": contextlib.nullcontext, "no_grad": torch.no_grad, "inference_mode": torch.inference_mode}[mode]
+    with outer():
+        before = (torch.is_grad_enabled(), torch.is_inference_mode_enabled())
+        with _staging._long_lived():
+            assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+            made = torch.zeros(8, dtype=torch.uint8).view(torch.int16)
+        assert (torch.is_grad_enabled(), torch.is_inference_mode_enabled()) == before
+    assert not made.is_inference()
+    made.copy_(torch.arange(4, dtype=torch.int16))  # a normal tensor: written outside any mode
 
 
 def test_a_block_taken_whole_again_keeps_its_view_only_for_the_same_shape_and_dtype():
