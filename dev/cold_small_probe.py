@@ -11,6 +11,9 @@ for each pattern of the bench in ``--rounds`` interleaved rounds, then one more 
 ``--cprofile N``: each profiled call once more under Python's ``cProfile``, its N costliest functions by own time
 (the reference's cold-path code outside torch's operators: the 2026-12-06 H100 run found the gap in no operator).
 
+``--small-chunk-kib K ...``: also the reference with a small pool of K KiB chunks (a pool of its own); ``--alloc-kib
+K ...``: also a bare pinned ``torch.empty`` of K KiB (what the first chunk's allocation alone costs).
+
 ``--before-mib``: first run every pattern through ``--before-calls`` back-to-back calls of each of these sizes (like
 the bench's sections (a)-(d) before its cold section (e)): the bench's 4 KiB and 1 MiB cold rows ran over vLLM
 in 22 and 20 of its 23 records of 2026-12-03 to 2026-12-06, where this probe alone (no calls before) had found a
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
+import functools
 import pstats
 import statistics
 import sys
@@ -39,6 +43,22 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from h2d_bench import cycles_per_ms, empty_host_caches, patterns  # the bench's cold start and patterns
 
 
+def _with_small_chunk(chunk: int, data: torch.Tensor, device: torch.device) -> torch.Tensor:
+    """``async_tensor_h2d(data, device)`` with the small pool's chunk ``chunk`` bytes (``_stage_small``'s default)."""
+    from h2d_contracts.h2d_impl import async_tensor_h2d, h2d
+
+    saved = h2d._stage_small.__defaults__
+    h2d._stage_small.__defaults__ = (chunk,)
+    try:
+        return async_tensor_h2d(data, device)
+    finally:
+        h2d._stage_small.__defaults__ = saved
+
+
+def _pinned_empty(nbytes: int, data: torch.Tensor, device: torch.device) -> torch.Tensor:
+    return torch.empty(nbytes, dtype=torch.uint8, pin_memory=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bytes", type=int, nargs="+", default=[4096, 1 << 20])
@@ -47,10 +67,18 @@ def main() -> None:
     ap.add_argument("--before-mib", type=int, nargs="*", default=[], help="sizes every pattern runs first (MiB)")
     ap.add_argument("--before-calls", type=int, default=8)
     ap.add_argument("--cprofile", type=int, default=0, help="also print this many rows of cProfile per profiled call")
+    ap.add_argument(
+        "--small-chunk-kib", type=int, nargs="*", default=[], help="also the reference with this small chunk"
+    )
+    ap.add_argument("--alloc-kib", type=int, nargs="*", default=[], help="also a bare pinned torch.empty of this size")
     args = ap.parse_args()
     device = torch.device("cuda", torch.cuda.current_device())
     cycles = int(args.busy_ms * cycles_per_ms(device))
     pats = {n: p for n, p in patterns().items() if n != "naive"}
+    for kib in args.small_chunk_kib:  # the reference whose small pool opens chunks of kib KiB (its own pool)
+        pats[f"ref_chunk{kib}k"] = functools.partial(_with_small_chunk, kib << 10)
+    for kib in args.alloc_kib:  # the pinned allocation alone: what a cold chunk of that size costs
+        pats[f"alloc{kib}k"] = functools.partial(_pinned_empty, kib << 10)
     for mib in args.before_mib:
         payload = torch.arange((mib << 20) // 4, dtype=torch.int32)
         for pat in pats.values():
