@@ -71,25 +71,6 @@ def pipeline_limit(row: dict) -> float | None:
     return 1 / best
 
 
-def sample_limit(row: dict) -> float | None:
-    """The most one throughput sample of the row can read (GB/s): :func:`pipeline_limit` with the sample's fill and
-    drain, or None without the rates or the sample's call count (``calls_per_round``).
-
-    A sample (``h2d_bench.steady_gbps``) times ``N`` calls of ``B`` bytes from a synchronized device to a synchronized
-    device. The first call's host copy overlaps no DMA (none is queued yet), and the last call's DMA no host copy
-    (none is left), so the sample takes at least ``B / h_a`` (the host copy alone), then ``(N - 1) B / P`` (the other
-    calls' host copies and the DMAs of all but the last, which no schedule runs faster than :func:`pipeline_limit`
-    ``P``), then ``B / d_a`` (the DMA alone): ``N / (1 / h_a + (N - 1) / P + 1 / d_a)``, about 42 GB/s for 8 calls of
-    256 MiB at 53 GB/s each alone and 45.8 at once. Per-call host overhead only adds to the time, so no pattern's
-    sample reads more at these rates.
-    """
-    steady, calls = pipeline_limit(row), _get(row, "calls_per_round")
-    h_a, d_a = _get(row, "host_copy_rate"), _get(row, "pinned_dma_limit")
-    if steady is None or calls is None or calls < 1 or h_a is None or d_a is None:
-        return None
-    return calls / (1 / h_a + (calls - 1) / steady + 1 / d_a)
-
-
 def _best_round(row: dict, names: list[str]) -> float | None:
     """The highest throughput any pattern of ``names`` reached in any round of ``row`` (its spread's maximum where the
     run kept spreads, else its median)."""
@@ -163,15 +144,9 @@ def _target_throughput(res: dict) -> list[dict]:
         )
         # out of reach where neither the model at this run's rates nor any pattern's best round reaches the floor:
         # a round above the model (rates vary between their measurements) raises the limit to that round
-        # the sample's own fill and drain counted where the row says how many calls a sample has (sample_limit)
-        sampled = sample_limit(r)
-        model, best = (
-            sampled if sampled is not None else pipeline_limit(r),
-            _best_round(r, list(res.get("patterns", []))),
-        )
+        model, best = pipeline_limit(r), _best_round(r, list(res.get("patterns", [])))
         if model is not None and best is not None:
-            pipeline = f"a sample of {int(r['calls_per_round'])} calls" if sampled is not None else "a staged pipeline"
-            why = f"the best round of any pattern {best:.2f} and {pipeline} at this run's rates reach at most"
+            why = f"the best round of any pattern {best:.2f} and a staged pipeline at this run's rates reach at most"
             out.append(_out_of_reach(check, max(model, best), why, at_least=True))
         else:
             out.append(check)
@@ -335,23 +310,11 @@ def _throughput(res: dict) -> list[str]:
         "host copy: pageable -> preallocated pinned `copy_` alone (`host_copy_gbps`), which every staged pattern pays per call;",
         "at once: the host copy / the DMA while the other runs on separate buffers (`concurrent_limit_gbps`);",
         "pipeline limit: the most any schedule of the two steps sustains at these four rates (`pipeline_limit`);",
-        "sample limit: the most a sample of that many calls reads, its first host copy and last DMA alone (`sample_limit`);",
         "fresh DMA: one DMA of a pinned buffer the host has just written (`fresh_dma_gbps`);",
         "calls: per sample",
         "",
     ]
-    L += _table(
-        [
-            "bytes",
-            "limit",
-            "host copy",
-            "fresh DMA",
-            "at once: host / DMA; pipeline limit",
-            "calls",
-            "sample limit",
-            *names,
-        ]
-    )
+    L += _table(["bytes", "limit", "host copy", "fresh DMA", "at once: host / DMA; pipeline limit", "calls", *names])
     for r in res["throughput"]:
         lim = r["pinned_dma_limit"]
         hc = f"{r['host_copy_rate']:.1f}" if "host_copy_rate" in r else "-"
@@ -363,10 +326,8 @@ def _throughput(res: dict) -> list[str]:
             else "-"
         )
         cells = " | ".join(f"{_cell(r, n, 1)} ({r[n] / lim:.0%})" for n in names)
-        sample = sample_limit(r)
-        sampled = "-" if sample is None else f"{sample:.1f}"
         L.append(
-            f"| {r['bytes']:,} | {lim:.1f} | {hc} | {fresh} | {both} | {r.get('calls_per_round', '-')} | {sampled} | {cells} |"
+            f"| {r['bytes']:,} | {lim:.1f} | {hc} | {fresh} | {both} | {r.get('calls_per_round', '-')} | {cells} |"
         )
     return L
 
