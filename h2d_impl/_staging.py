@@ -186,12 +186,14 @@ _AS_IS = contextlib.nullcontext()
 
 def _long_lived() -> contextlib.AbstractContextManager[Any]:
     """The context a pooled block or kept view is made in: ``torch.inference_mode(False)``, entered only where the
-    caller's mode differs from what it sets (inference mode on, or grad mode off), else a context that does nothing.
+    caller's grad or inference mode differs from what it sets (inference mode on, or grad mode off), else a context
+    that does nothing. Those two flags decide whether a tensor made is an inference tensor or a view made without
+    grad; the others the context also sets (forward AD, autograd's multithreading) change nothing in the tensors made.
 
     A block or view kept across calls must be a normal tensor, whatever mode the call that made it ran in (a view made
     in inference mode is an inference tensor, and the next call outside the mode cannot write it). Entering
-    ``torch.inference_mode(False)`` where grad mode is already on and inference mode off changes nothing, and cost
-    about 110 us of a cold 4 KiB call's Python time on an H100 (two entries; ``dev/cold_small_probe.py --cprofile``,
+    ``torch.inference_mode(False)`` where grad mode is already on and inference mode off changes nothing there, and
+    cost about 119 us of a cold 4 KiB call's Python time on an H100 (two entries; ``dev/cold_small_probe.py --cprofile``,
     docs/performance.md). ``torch.inference_mode(False)`` also turns grad mode on: entered under ``torch.no_grad()``
     as before, so the tensors are made in the same state as before.
     """
