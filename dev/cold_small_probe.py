@@ -72,6 +72,8 @@ def main() -> None:
     )
     ap.add_argument("--alloc-kib", type=int, nargs="*", default=[], help="also a bare pinned torch.empty of this size")
     args = ap.parse_args()
+    if any(kib << 10 < max(args.bytes) for kib in args.small_chunk_kib):
+        ap.error("--small-chunk-kib: a chunk smaller than a payload of --bytes (a slice would run past it)")
     device = torch.device("cuda", torch.cuda.current_device())
     cycles = int(args.busy_ms * cycles_per_ms(device))
     pats = {n: p for n, p in patterns().items() if n != "naive"}
