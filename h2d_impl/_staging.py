@@ -184,18 +184,23 @@ def _contiguous_strides(shape: torch.Size) -> tuple[int, ...]:
 _AS_IS = contextlib.nullcontext()
 
 
-def _long_lived() -> contextlib.AbstractContextManager[Any]:
-    """The context a pooled block or kept view is made in: ``torch.inference_mode(False)``, entered only where the
-    caller's grad or inference mode differs from what it sets (inference mode on, or grad mode off), else a context
-    that does nothing. Those two flags decide whether a tensor made is an inference tensor or a view made without
-    grad; the others the context also sets (forward AD, autograd's multithreading) change nothing in the tensors made.
+def long_lived() -> contextlib.AbstractContextManager[Any]:
+    """The context tensors kept across calls or steps are made in (pooled staging blocks and their kept views, the
+    buffers' own tensors, :func:`h2d_impl.buffer.long_lived`): ``torch.inference_mode(False)``, entered only where
+    the caller's grad or inference mode differs from what it sets (inference mode on, or grad mode off), else a
+    context that does nothing. Those two flags decide whether a tensor made is an inference tensor or a view made
+    without grad; the others the context also sets (forward AD, autograd's multithreading) change nothing in the
+    tensors made.
 
-    A block or view kept across calls must be a normal tensor, whatever mode the call that made it ran in (a view made
-    in inference mode is an inference tensor, and the next call outside the mode cannot write it). Entering
-    ``torch.inference_mode(False)`` where grad mode is already on and inference mode off changes nothing there, and
-    cost about 119 us of a cold 4 KiB call's Python time on an H100 (two entries; ``dev/cold_small_probe.py --cprofile``,
-    docs/performance.md). ``torch.inference_mode(False)`` also turns grad mode on: entered under ``torch.no_grad()``
-    as before, so the tensors are made in the same state as before.
+    Such a tensor is state, not a call's or step's result. Made under ``torch.inference_mode()`` (where engines run
+    their steps) it would be an inference tensor, which torch refuses to write outside that mode ("Inplace update to
+    inference tensor outside InferenceMode": the contracts' calling contexts found it in a staging block on an H200,
+    held-out round r57's author in a pool slot grown under inference_mode). Made as normal tensors they serve inside
+    and outside the mode; vLLM allocates in the calling mode. Entering ``torch.inference_mode(False)`` where grad mode
+    is already on and inference mode off changes nothing there, and cost about 119 us of a cold 4 KiB call's Python
+    time on an H100 (two entries; ``dev/cold_small_probe.py --cprofile``, docs/performance.md). It also turns grad
+    mode on: entered under ``torch.no_grad()`` as before, so the tensors are made in the same state as before. A new
+    context object per entry (``torch.inference_mode`` objects are not reentrant); the do-nothing one is shared.
     """
     if torch.is_inference_mode_enabled() or not torch.is_grad_enabled():
         return torch.inference_mode(False)
@@ -231,7 +236,7 @@ class _Chunk:
             last = self.last
             if last is not None and last[1] is dtype and last[0] == shape:
                 return last[2]
-            with _long_lived():  # kept across calls: a view made in inference mode is an inference tensor
+            with long_lived():  # kept across calls: a view made in inference mode is an inference tensor
                 view = self._view(shape, dtype, 0)
             self.last = (shape, dtype, view)
             return view
@@ -248,7 +253,7 @@ class _Chunk:
         typed = self.views.get(dtype)
         if typed is None:
             whole = self.nbytes - self.nbytes % dtype.itemsize  # tests use odd chunk sizes
-            with _long_lived():  # kept across calls: never a view made in inference mode
+            with long_lived():  # kept across calls: never a view made in inference mode
                 # the block itself where it holds whole elements (every pool's chunk size): no slice to make
                 typed = self.views[dtype] = (self.block if whole == self.nbytes else self.block[:whole]).view(dtype)
         return typed
@@ -311,7 +316,7 @@ class StagingPool:
         # A pooled block outlives the call that made it: made under a caller's torch.inference_mode() it would be
         # an inference tensor, and the next call outside the mode could not write it ("Inplace update to inference
         # tensor outside InferenceMode": the contracts' calling contexts found it on an H200)
-        with _long_lived():
+        with long_lived():
             block = torch.empty(self.chunk_bytes, dtype=torch.uint8, device="cpu", pin_memory=self.pin)
         self.retained += self.chunk_bytes
         self.allocations += 1

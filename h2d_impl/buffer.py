@@ -17,6 +17,7 @@ import numpy as np
 import torch
 
 from ._host import check_dtype_arg, pin_memory_available
+from ._staging import long_lived  # the context a buffer's own tensors are made in (state kept across steps)
 
 __all__ = ["CpuGpuBuffer"]
 
@@ -42,20 +43,6 @@ def row_count(n: Any, capacity: int, of: str = "") -> int:
     if not 0 <= rows <= capacity:
         raise IndexError(f"n={rows} is outside [0, {capacity}]" + (f" ({of})" if of else ""))
     return rows
-
-
-def long_lived() -> contextlib.AbstractContextManager[None]:
-    """The context a buffer's own tensors are made in: ``torch.inference_mode(False)``.
-
-    A buffer's tensors are state kept across steps, not a step's results. Made under
-    ``torch.inference_mode()`` (where engines run their steps) they would be inference
-    tensors, which torch refuses to write outside that mode: a buffer made, or a pool slot
-    grown, during a step could then not be used after it ("Inplace update to inference
-    tensor outside InferenceMode"; found by held-out round r57's author in a pool slot grown
-    under inference_mode). Made as normal tensors they serve inside and outside the mode.
-    vLLM allocates in the calling mode.
-    """
-    return torch.inference_mode(False)
 
 
 class CpuGpuBuffer:

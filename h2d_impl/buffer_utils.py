@@ -34,7 +34,8 @@ import numpy as np
 import torch
 
 from ._host import pin_memory_available
-from .buffer import long_lived, row_count
+from ._staging import long_lived
+from .buffer import row_count
 from .h2d import async_tensor_h2d
 
 __all__ = [

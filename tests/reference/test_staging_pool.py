@@ -638,13 +638,13 @@ def test_pooled_staging_made_under_inference_mode_is_written_outside_it():
 
 @pytest.mark.parametrize("mode", ["grad", "no_grad", "inference_mode"])
 def test_kept_staging_is_made_with_grad_on_and_inference_off_whatever_the_callers_mode(mode):
-    """``_staging._long_lived()`` (the context pooled blocks and kept views are made in) turns grad mode on and
+    """``_staging.long_lived()`` (the context pooled blocks, kept views and buffers' tensors are made in) turns grad mode on and
     inference mode off, as ``torch.inference_mode(False)`` does, in every calling mode, entering that context only
     where the caller's mode differs, and leaves the caller's mode as it found it."""
     outer = {"grad": contextlib.nullcontext, "no_grad": torch.no_grad, "inference_mode": torch.inference_mode}[mode]
     with outer():
         before = (torch.is_grad_enabled(), torch.is_inference_mode_enabled())
-        with _staging._long_lived():
+        with _staging.long_lived():
             assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
             made = torch.zeros(8, dtype=torch.uint8).view(torch.int16)
         assert (torch.is_grad_enabled(), torch.is_inference_mode_enabled()) == before
