@@ -186,11 +186,11 @@ _AS_IS = contextlib.nullcontext()
 
 def long_lived() -> contextlib.AbstractContextManager[Any]:
     """The context tensors kept across calls or steps are made in (pooled staging blocks and their kept views, the
-    buffers' own tensors, :func:`h2d_impl.buffer.long_lived`): ``torch.inference_mode(False)``, entered only where
-    the caller's grad or inference mode differs from what it sets (inference mode on, or grad mode off), else a
-    context that does nothing. Those two flags decide whether a tensor made is an inference tensor or a view made
-    without grad; the others the context also sets (forward AD, autograd's multithreading) change nothing in the
-    tensors made.
+    tensors of :class:`h2d_impl.buffer.CpuGpuBuffer` and of the buffers in :mod:`h2d_impl.buffer_utils`):
+    ``torch.inference_mode(False)``, entered only where the caller's grad or inference mode differs from what it sets
+    (inference mode on, or grad mode off), else a context that does nothing. Those two flags decide whether a tensor
+    made is an inference tensor or a view made without grad; the others the context also sets (forward AD,
+    autograd's multithreading) change nothing in the tensors made.
 
     Such a tensor is state, not a call's or step's result. Made under ``torch.inference_mode()`` (where engines run
     their steps) it would be an inference tensor, which torch refuses to write outside that mode ("Inplace update to
