@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["criteria", "plot", "write_markdown"]
+__all__ = ["agreement", "criteria", "plot", "write_markdown"]
 
 
 #: The targets' grid (issue 24): the hot path's sizes and input kinds, the busy rows' sizes, and the throughput and
@@ -225,6 +225,37 @@ def criteria(res: dict) -> list[dict]:
         *_target_throughput(res),
         *_target_cold(res),
         *_target_like_with_like(res),
+    ]
+
+
+def agreement(runs: list[dict]) -> list[dict]:
+    """Each check's verdicts over several runs (results.json of each, in order): how often it was met, and where not.
+
+    One run's verdict on a check within a few percent of its bound is a draw: two benches of one commit on one H100,
+    back to back, disagreed on 9 of 70 checks (docs/performance.md). A check met in every run is met; one met in none
+    is a gap (``out_of_reach`` in every run: a measured limit of the hardware); the rest are split. Returns one dict
+    per check of the first run, in its order: ``target``, ``check``, ``met`` (runs in which it was met), ``runs``,
+    ``out_of_reach`` (runs in which it was marked so), ``values`` and ``limits`` (one per run, None where a run did
+    not measure it). Raises ValueError if ``runs`` is empty or the runs do not list the same checks.
+    """
+    if not runs:
+        raise ValueError("runs: at least one results.json is needed")
+    verdicts = [criteria(res) for res in runs]
+    names = [c["check"] for c in verdicts[0]]
+    for i, got in enumerate(verdicts[1:], 1):
+        if [c["check"] for c in got] != names:
+            raise ValueError(f"runs[{i}] lists other checks than runs[0]: not the same bench grid")
+    return [
+        {
+            "target": verdicts[0][j]["target"],
+            "check": name,
+            "met": sum(v[j]["ok"] for v in verdicts),
+            "runs": len(verdicts),
+            "out_of_reach": sum("out_of_reach" in v[j] for v in verdicts),
+            "values": [v[j]["value"] for v in verdicts],
+            "limits": [v[j]["limit"] for v in verdicts],
+        }
+        for j, name in enumerate(names)
     ]
 
 
@@ -463,3 +494,36 @@ def plot(res: dict, path: str) -> None:
     fig.suptitle(f"H2D patterns on {res['gpu']}, torch {res['torch']}, {res['date'][:10]}")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python bench/bench_report.py RUN.json [RUN.json ...]``: each run's count of met checks, then, over the runs,
+    the checks met in every run, in none, and split, with each split or unmet check's values against its limits."""
+    import argparse
+    import json
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("runs", nargs="+", help="the bench's results.json of each run (docs/records/bench/*.json)")
+    args = ap.parse_args(argv)
+    runs = [json.load(open(path)) for path in args.runs]
+    for path, res in zip(args.runs, runs):
+        got = criteria(res)
+        print(
+            f"{path}: {sum(c['ok'] for c in got)} of {len(got)} met, {sum('out_of_reach' in c for c in got)} out of reach"
+        )
+    rows = agreement(runs)
+    n = len(runs)
+    every, none = sum(r["met"] == n for r in rows), sum(r["met"] == 0 for r in rows)
+    print(f"over {n} runs: {every} met in every run, {none} in none, {len(rows) - every - none} split")
+    for r in rows:
+        if r["met"] < n:
+            pairs = ", ".join(
+                "-" if v is None or lim is None else f"{v:.4g}/{lim:.4g}" for v, lim in zip(r["values"], r["limits"])
+            )
+            reach = f"; out of reach in {r['out_of_reach']}" if r["out_of_reach"] else ""
+            print(f"  met {r['met']} of {n}{reach}: {r['check']}  (value/limit: {pairs})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

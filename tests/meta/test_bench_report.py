@@ -218,3 +218,51 @@ def test_a_throughput_row_is_out_of_reach_only_below_its_pipeline_limit(bench, r
     text = "\n".join(bench._verdicts(rows))
     assert "1 of the others out of reach on this hardware" in text
     assert f"| {name} | 31.00 | 43.86 | **no**, out of reach: the best round of any pattern 41.70 and a staged" in text
+
+
+def _hot_row_at(record: dict, scale: float) -> dict:
+    """``record`` with its reference on the 16-element list at ``scale`` x vLLM's 0.9x bound (target 1)."""
+    rows = copy.deepcopy(record)
+    row = next(r for r in rows["small"] if r["n"] == 16 and r["kind"] == "list")
+    row["reference"] = scale * 0.9 * row["vllm"]
+    return rows
+
+
+def test_agreement_counts_each_checks_verdicts_over_runs(bench, record):
+    """``agreement`` over runs: a run against itself splits nothing; two runs whose reference is 1% under and 1% over
+    vLLM's 0.9x bound on one hot-path row split exactly that check (met 1 of 2), with both runs' values."""
+    name = "1. n=16 list, idle: reference <= 0.9x vllm (us)"
+    faster, slower = _hot_row_at(record, 0.99), _hot_row_at(record, 1.01)
+    same = bench.agreement([faster, copy.deepcopy(faster)])
+    assert len(same) == len(bench.criteria(record))
+    assert all(r["runs"] == 2 and r["met"] in (0, 2) for r in same)
+    got = {r["check"]: r for r in bench.agreement([faster, slower])}
+    ref = [
+        next(r for r in run["small"] if r["n"] == 16 and r["kind"] == "list")["reference"] for run in (faster, slower)
+    ]
+    assert got[name]["met"] == 1 and got[name]["values"] == ref
+    assert [c for c, r in got.items() if r["met"] != next(s for s in same if s["check"] == c)["met"]] == [name]
+
+
+def test_agreement_refuses_no_runs_and_runs_of_other_grids(bench, record):
+    with pytest.raises(ValueError, match="runs"):
+        bench.agreement([])
+    shorter = copy.deepcopy(record)
+    shorter["layouts"] = shorter["layouts"][:-1]
+    with pytest.raises(ValueError, match=r"runs\[1\]"):
+        bench.agreement([record, shorter])
+
+
+def test_the_report_command_prints_counts_per_run_and_over_runs(bench, record, tmp_path, capsys):
+    """``python bench/bench_report.py RUN.json ...``: one line per run, then met in every run / in none / split."""
+    runs = [_hot_row_at(record, 0.99), _hot_row_at(record, 1.01)]
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    for path, run in zip(paths, runs):
+        path.write_text(json.dumps(run))
+    assert bench.main([str(p) for p in paths]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = bench.agreement(runs)
+    every, none = sum(r["met"] == 2 for r in rows), sum(r["met"] == 0 for r in rows)
+    assert out[0].startswith(f"{paths[0]}: {sum(c['ok'] for c in bench.criteria(runs[0]))} of {len(rows)} met")
+    assert out[2] == f"over 2 runs: {every} met in every run, {none} in none, 1 split"
+    assert any(line.startswith("  met 1 of 2: 1. n=16 list, idle") for line in out[3:])
