@@ -5,13 +5,18 @@ H200. This times the host-side pieces that do not need CUDA: ``as_source_tensor`
 ndarray, tensor) and ``_prepare`` + ``_to_device`` towards the host (the device-generic
 path with its small pool), and for flat int lists the staging of the CUDA fast path's two routes without their DMA
 (``_flat_list`` + ``check_representable`` + ``_stage_small``, against ``_stage_int_list``, which writes the ints
-straight into the pinned slice), so two commits can be compared on any machine:
+straight into the pinned slice), and the small path's write of a contiguous tensor into its slice, numpy's ``copyto``
+from ``.numpy()`` of it against one ``memmove`` from its ``data_ptr()`` (the route ``_stage_small`` takes for such a
+source since the thirty-second session), interleaved, so two commits can be compared on any machine:
 
     PYTHONPATH=<checkout> python bench/host_prep_timings.py
 """
 
 from __future__ import annotations
 
+import ctypes
+import statistics
+import time
 import timeit
 
 import numpy as np
@@ -63,6 +68,39 @@ def main() -> None:
             print(f"| n={n} | {us(via_flat):.2f} | {us(written):.2f} |")
     finally:
         _h2d._dma = dma
+    print()
+    print(
+        "| int32 tensor | copyto(slice, t.numpy()) us | memmove(address, t.data_ptr(), nbytes) us | ratio, median [min-max] |"
+    )
+    print("|---|---|---|---|")
+    chunk = np.empty(1 << 18, dtype=np.int32)  # a 1 MiB chunk's int32 view, as the small pool's
+    address = chunk.ctypes.data
+    for n in (1, 16, 256, 4096):
+        t = torch.arange(n, dtype=torch.int32)
+        dst = chunk[64 : 64 + n]
+
+        def by_numpy(t=t, dst=dst):
+            np.copyto(dst, t.numpy())
+
+        def by_memmove(t=t, nbytes=4 * n):
+            ctypes.memmove(address + 256, t.data_ptr(), nbytes)
+
+        by_memmove()
+        assert torch.equal(torch.from_numpy(dst), t)
+        # rounds alternate which goes first; the ratio is taken round by round, so a drift of the machine's speed
+        # cancels (a loaded 2-core machine moved single figures by 2x between rounds)
+        a, b = [], []
+        for r in range(40):
+            for fn, acc in ((by_numpy, a), (by_memmove, b)) if r % 2 else ((by_memmove, b), (by_numpy, a)):
+                t0 = time.perf_counter_ns()
+                for _ in range(2000):
+                    fn()
+                acc.append((time.perf_counter_ns() - t0) / 2000 / 1e3)
+        ratios = [y / x for x, y in zip(a, b)]
+        print(
+            f"| n={n} | {statistics.median(a):.2f} | {statistics.median(b):.2f} | "
+            f"{statistics.median(ratios):.2f} [{min(ratios):.2f}-{max(ratios):.2f}] |"
+        )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ written when a call fails.
 
 from __future__ import annotations
 
+import ctypes
 import functools
 import time
 from typing import Any
@@ -416,6 +417,8 @@ def _to_device(
 # and copy_ on the small path, as does an empty one, whose other dimensions may exceed what numpy can hold
 # ((0, 2**61) int64), both found by an outside review
 _NUMPY_MAX_DIMS = 32
+#: ``memmove(dst, src, count)`` between host addresses (ints), for the small path's contiguous sources
+_memmove = ctypes.memmove
 
 
 def _stage_small(
@@ -442,9 +445,15 @@ def _stage_small(
             # more after the host waited 50 ms, among torch-only calls (medians of two runs, dev/cold_route_probe.py);
             # on an H100 ahead in 13 of 16 idle cells, and behind a busy stream 22-31% less host time at 256 KiB,
             # mixed at 4-64 KiB (dev/busy_path_probe.py --route-ab; docs/performance.md)
-            flat = pool.small_array(nbytes // dtype.itemsize, dtype)  # the count, without another numel()
+            flat, address = pool.small_at(nbytes // dtype.itemsize, dtype)  # the count, without another numel()
             written = flat if source.dim() == 1 else flat.reshape(source.shape)
-            np.copyto(written, source.numpy())
+            if source.is_contiguous():
+                # its nbytes bytes from data_ptr() on, the same bytes copyto writes, in one memmove: without
+                # source.numpy() (0.7 us on the CPU machine) the staging took 0.4 us less (bench/host_prep_timings.py;
+                # docs/performance.md). ctypes' memmove: numpy and torch have no copy between raw addresses.
+                _memmove(address, source.data_ptr(), nbytes)
+            else:
+                np.copyto(written, source.numpy())
             staging = torch.from_numpy(written)
         else:
             staging = pool.small_tensor(source.shape, dtype, nbytes)

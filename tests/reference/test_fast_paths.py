@@ -669,10 +669,10 @@ def test_fused_tables_read_again_after_an_in_place_change():
 
 
 def _small_routes(R: Any, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The small pool's methods each call uses, in order (``small_array``: numpy writes the slice; ``small_tensor``:
-    a torch view and ``copy_``)."""
+    """The small pool's methods each call uses, in order (``small_at``: one ``memmove`` or numpy writes the slice;
+    ``small_array``: numpy writes it (the int-list branch); ``small_tensor``: a torch view and ``copy_``)."""
     used: list[str] = []
-    for name in ("small_array", "small_tensor"):
+    for name in ("small_array", "small_at", "small_tensor"):
         real = getattr(R._staging.StagingPool, name)
         monkeypatch.setattr(
             R._staging.StagingPool,
@@ -686,29 +686,35 @@ def test_small_inputs_into_their_own_dtype_are_written_by_numpy(
     resolved_cuda0: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Through the fast path, a pageable tensor, an ndarray and a flat list going into their own dtype (one with a
-    numpy equivalent) are written into the slice by numpy and DMA'd from ``torch.from_numpy`` of it; a conversion (a
-    float list into the default float32 among them) and a dtype numpy lacks (bfloat16) take the torch view and
-    ``copy_``. Each staged tensor holds the input's values. (The
-    property above compares either route with the general path, which always takes the torch view.)"""
+    numpy equivalent) are written into the slice by one ``memmove`` where the source is contiguous, by numpy where
+    not (a transposed tensor), or by numpy's assignment (a list of ints), and DMA'd from ``torch.from_numpy`` of it;
+    a conversion (a float list into the default float32 among them) and a dtype numpy lacks (bfloat16) take the
+    torch view and ``copy_``. Each staged tensor holds the input's values. (The
+    property above compares every route with the general path, which always takes the torch view.)"""
     R = resolved_cuda0
     used = _small_routes(R, monkeypatch)
+    moves: list[int] = []
+    monkeypatch.setattr(R, "_memmove", lambda dst, src, n, _real=R._memmove: moves.append(n) or _real(dst, src, n))
     with _PinnedWithoutCuda() as mode:
-        for data, dtype, route in (
-            (torch.arange(6, dtype=torch.int32).reshape(2, 3), None, "small_array"),
-            (torch.arange(6, dtype=torch.int32).reshape(2, 3).t(), None, "small_array"),
-            (torch.tensor(3.5), None, "small_array"),
-            (np.arange(5, dtype=np.float64), None, "small_array"),
-            ([1.5, 2.5], torch.float64, "small_array"),
-            ([1.5, 2.5], None, "small_tensor"),  # float64 values into the default dtype (float32): a conversion
-            ([1, 2], None, "small_array"),
-            (torch.arange(4, dtype=torch.int32), torch.int64, "small_tensor"),
-            (torch.ones(3, dtype=torch.bfloat16), None, "small_tensor"),
+        for data, dtype, route, memmoved in (
+            (torch.arange(6, dtype=torch.int32).reshape(2, 3), None, "small_at", 24),
+            (torch.arange(6, dtype=torch.int32).reshape(2, 3).t(), None, "small_at", None),  # numpy's copyto
+            (torch.arange(12, dtype=torch.int64)[3:7], None, "small_at", 32),  # at an offset into its storage
+            (torch.tensor(3.5), None, "small_at", 4),
+            (np.arange(5, dtype=np.float64), None, "small_at", 40),
+            ([1.5, 2.5], torch.float64, "small_at", 16),
+            ([1.5, 2.5], None, "small_tensor", None),  # float64 values into the default dtype (float32): a conversion
+            ([1, 2], None, "small_array", None),
+            (torch.arange(4, dtype=torch.int32), torch.int64, "small_tensor", None),
+            (torch.ones(3, dtype=torch.bfloat16), None, "small_tensor", None),
         ):
             used.clear()
+            moves.clear()
             mode.moves.clear()
             R._async_h2d(data, "cuda:0", dtype, None)
             ((moved, _, kwargs, _),) = mode.moves
             assert used == [route] and kwargs == {"non_blocking": True, "copy": True}, (data, used)
+            assert moves == ([] if memmoved is None else [memmoved]), (data, moves)
             expected = torch.as_tensor(np.asarray(data)) if not isinstance(data, torch.Tensor) else data
             assert moved.shape == expected.shape and torch.equal(moved, expected.to(moved.dtype)), data
 

@@ -1,0 +1,91 @@
+"""The CUDA fast path's host side at two commits, side by side on the CPU machine (no GPU needed).
+
+Why: a change to the small path's staging (the thirty-second session's ``memmove`` of a contiguous source into its
+slice) is to be shown on the CPU before a GPU bench weighs it. This loads ``h2d_impl/h2d.py`` as it was at ``REV``
+(``git show``) beside the working tree's, points both at one host staging pool standing in for the small pool of
+``cuda:0`` (the DMA left out: ``_dma`` returns the staging), and times ``async_tensor_h2d(data, "cuda:0")`` of a
+pageable int32 tensor and an int32 ndarray of 1-4,096 elements through each, interleaved: ``rounds`` rounds of 2,000
+calls each, the two in alternating order, and the ratio new / old taken round by round (so a drift of the
+machine's speed cancels). Both must return the same values. Prints per input the medians (us per call) and the
+ratio's median with its 10th and 90th percentiles. Usage: ``python dev/fast_path_ab.py REV [rounds]`` (rounds
+default 30; REV's ``_staging`` is the working tree's, so REV must call only what it still has).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import torch
+
+from h2d_contracts.h2d_impl import _staging
+from h2d_contracts.h2d_impl import h2d as new
+
+ROOT = Path(__file__).resolve().parents[1]
+CUDA0 = torch.device("cuda", 0)
+
+
+def load_at(rev: str) -> ModuleType:
+    """``h2d_impl/h2d.py`` at ``rev`` as a module of the installed package (its relative imports: today's modules)."""
+    text = subprocess.run(
+        ["git", "show", f"{rev}:h2d_impl/h2d.py"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
+    path = Path(tempfile.mkdtemp()) / "h2d_at_rev.py"
+    path.write_text(text)
+    spec = importlib.util.spec_from_file_location("h2d_contracts.h2d_impl.h2d_at_rev", path)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def per_call_us(fn: Callable[[], Any], calls: int = 2000) -> float:
+    t0 = time.perf_counter_ns()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter_ns() - t0) / calls / 1e3
+
+
+def main() -> None:
+    rev = sys.argv[1]
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 30
+    old = load_at(rev)
+    pool = _staging.StagingPool(torch.device("cpu"), _staging.SMALL_CHUNK_BYTES, pin=False, small=True, clock=None)
+    _staging._POOLS[(CUDA0, _staging.SMALL_CHUNK_BYTES, new.pin_memory_available(), True)] = pool
+    for module in (old, new):
+        module._RESOLVED[(str, "cuda:0")] = CUDA0  # a resolved CUDA spelling: the fast path's condition
+        module._dma = lambda staging, target, out: staging  # type: ignore[attr-defined]
+    print(f"| input | {rev} us | working tree us | ratio, median [q10-q90] over {rounds} rounds |")
+    print("|---|---|---|---|")
+    for kind in ("tensor", "ndarray"):
+        for n in (1, 16, 256, 4096):
+            data: Any = torch.arange(n, dtype=torch.int32) if kind == "tensor" else np.arange(n, dtype=np.int32)
+            if not torch.equal(old.async_tensor_h2d(data, "cuda:0"), new.async_tensor_h2d(data, "cuda:0")):
+                raise SystemExit(f"{kind} n={n}: the two commits staged different values")
+            a: list[float] = []
+            b: list[float] = []
+            for r in range(rounds):
+                pair = ((old, a), (new, b)) if r % 2 else ((new, b), (old, a))
+                for module, acc in pair:
+                    acc.append(per_call_us(lambda m=module, d=data: m.async_tensor_h2d(d, "cuda:0")))
+            ratios = sorted(y / x for x, y in zip(a, b))
+            q10, q90 = ratios[int(0.1 * (rounds - 1))], ratios[int(0.9 * (rounds - 1))]
+            print(
+                f"| {kind} n={n} | {statistics.median(a):.2f} | {statistics.median(b):.2f} | "
+                f"{statistics.median(ratios):.3f} [{q10:.3f}-{q90:.3f}] |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
