@@ -7,8 +7,10 @@ slice) is to be shown on the CPU before a GPU bench weighs it. This loads ``h2d_
 pageable int32 tensor and an int32 ndarray of 1-4,096 elements through each, interleaved: ``rounds`` rounds of 2,000
 calls each, the two in alternating order, and the ratio new / old taken round by round (so a drift of the
 machine's speed cancels). Both must return the same values. Prints per input the medians (us per call) and the
-ratio's median with its 10th and 90th percentiles. Usage: ``python dev/fast_path_ab.py REV [rounds]`` (rounds
-default 30; REV's ``_staging`` is the working tree's, so REV must call only what it still has).
+ratio's median with its 10th and 90th percentiles. Usage: ``python dev/fast_path_ab.py REV [rounds] [--cuda]`` (REV: a commit, or a copy of its ``h2d.py``)
+(rounds default 30; REV's ``_staging`` is the working tree's, so REV must call only what it still has). With
+``--cuda`` (a CUDA machine) the calls are the real ones, the pinned pool and the DMA included, the device
+synchronized after each round, outside the timing.
 """
 
 from __future__ import annotations
@@ -35,10 +37,14 @@ CUDA0 = torch.device("cuda", 0)
 
 
 def load_at(rev: str) -> ModuleType:
-    """``h2d_impl/h2d.py`` at ``rev`` as a module of the installed package (its relative imports: today's modules)."""
-    text = subprocess.run(
-        ["git", "show", f"{rev}:h2d_impl/h2d.py"], cwd=ROOT, check=True, capture_output=True, text=True
-    ).stdout
+    """``h2d_impl/h2d.py`` at ``rev`` (or the file ``rev`` names, for a copy without git) as a module of the installed
+    package (its relative imports: today's modules)."""
+    if Path(rev).is_file():
+        text = Path(rev).read_text()
+    else:
+        text = subprocess.run(
+            ["git", "show", f"{rev}:h2d_impl/h2d.py"], cwd=ROOT, check=True, capture_output=True, text=True
+        ).stdout
     path = Path(tempfile.mkdtemp()) / "h2d_at_rev.py"
     path.write_text(text)
     spec = importlib.util.spec_from_file_location("h2d_contracts.h2d_impl.h2d_at_rev", path)
@@ -57,20 +63,26 @@ def per_call_us(fn: Callable[[], Any], calls: int = 2000) -> float:
 
 
 def main() -> None:
-    rev = sys.argv[1]
-    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 30
+    cuda = "--cuda" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--cuda"]
+    rev = args[0]
+    rounds = int(args[1]) if len(args) > 1 else 30
     old = load_at(rev)
-    pool = _staging.StagingPool(torch.device("cpu"), _staging.SMALL_CHUNK_BYTES, pin=False, small=True, clock=None)
-    _staging._POOLS[(CUDA0, _staging.SMALL_CHUNK_BYTES, new.pin_memory_available(), True)] = pool
-    for module in (old, new):
-        module._RESOLVED[(str, "cuda:0")] = CUDA0  # a resolved CUDA spelling: the fast path's condition
-        module._dma = lambda staging, target, out: staging  # type: ignore[attr-defined]
+    if not cuda:
+        pool = _staging.StagingPool(torch.device("cpu"), _staging.SMALL_CHUNK_BYTES, pin=False, small=True, clock=None)
+        _staging._POOLS[(CUDA0, _staging.SMALL_CHUNK_BYTES, new.pin_memory_available(), True)] = pool
+        for module in (old, new):
+            module._RESOLVED[(str, "cuda:0")] = CUDA0  # a resolved CUDA spelling: the fast path's condition
+            module._dma = lambda staging, target, out: staging  # type: ignore[attr-defined]
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    where = torch.cuda.get_device_name() if cuda else "the host side, DMA left out"
+    print(f"{where}, torch {torch.__version__}")
     print(f"| input | {rev} us | working tree us | ratio, median [q10-q90] over {rounds} rounds |")
     print("|---|---|---|---|")
     for kind in ("tensor", "ndarray"):
         for n in (1, 16, 256, 4096):
             data: Any = torch.arange(n, dtype=torch.int32) if kind == "tensor" else np.arange(n, dtype=np.int32)
-            if not torch.equal(old.async_tensor_h2d(data, "cuda:0"), new.async_tensor_h2d(data, "cuda:0")):
+            if not torch.equal(old.async_tensor_h2d(data, "cuda:0").cpu(), new.async_tensor_h2d(data, "cuda:0").cpu()):
                 raise SystemExit(f"{kind} n={n}: the two commits staged different values")
             a: list[float] = []
             b: list[float] = []
@@ -78,6 +90,7 @@ def main() -> None:
                 pair = ((old, a), (new, b)) if r % 2 else ((new, b), (old, a))
                 for module, acc in pair:
                     acc.append(per_call_us(lambda m=module, d=data: m.async_tensor_h2d(d, "cuda:0")))
+                    sync()
             ratios = sorted(y / x for x, y in zip(a, b))
             q10, q90 = ratios[int(0.1 * (rounds - 1))], ratios[int(0.9 * (rounds - 1))]
             print(
