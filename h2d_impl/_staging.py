@@ -505,8 +505,9 @@ class StagingPool:
         """``count`` elements of ``dtype`` in the open chunk as a 1-D numpy array (a slice of the chunk's numpy view).
 
         As :meth:`small_tensor` (the caller holds :attr:`lock`; ``dtype`` has a numpy equivalent), but a slice of the
-        chunk's numpy view, kept for its life: the caller writes it (one numpy assignment or ``copyto``) and DMAs
-        ``torch.from_numpy`` of it (:func:`h2d._stage_int_list`, :func:`h2d._stage_small`). Such a tensor is not the
+        chunk's numpy view, kept for its life: the caller writes it (one numpy assignment, ``copyto`` or a ``memmove``
+        at the address :meth:`small_at` gives) and DMAs ``torch.from_numpy`` of it (:func:`h2d._stage_int_list`,
+        :func:`h2d._stage_small`). Such a tensor is not the
         caching host allocator's block, so the allocator need not record the copy's stream on it (it may, for a
         slice at the chunk's start, where its lookup by address finds the block); the pool's own event on the
         chunk covers the copy, as for every slice (a chunk is freed only once its copies have run:

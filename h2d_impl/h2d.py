@@ -440,7 +440,7 @@ def _stage_small(
     pool = _staging.pool_for(target, small_chunk, pin, small=True)
     with pool.lock:  # held until the copy reading the slice is queued (the chunk's event then covers it)
         if plain and dtype is source.dtype and dtype in _NUMPY_SAME and 0 < nbytes and source.dim() <= _NUMPY_MAX_DIMS:
-            # into its own dtype, a plain tensor: numpy writes the slice and torch.from_numpy makes the DMA's source,
+            # into its own dtype, a plain tensor: memmove or numpy writes the slice, torch.from_numpy makes the DMA's source,
             # without torch's copy_ and as_strided: 0.3-0.5 us less host staging warm on the CPU machine, but 1-14 us
             # more after the host waited 50 ms, among torch-only calls (medians of two runs, dev/cold_route_probe.py);
             # on an H100 ahead in 13 of 16 idle cells, and behind a busy stream 22-31% less host time at 256 KiB,
@@ -449,8 +449,9 @@ def _stage_small(
             written = flat if source.dim() == 1 else flat.reshape(source.shape)
             if source.is_contiguous():
                 # its nbytes bytes from data_ptr() on, the same bytes copyto writes, in one memmove: without
-                # source.numpy() (0.7 us on the CPU machine) the staging took 0.4 us less (bench/host_prep_timings.py;
-                # docs/performance.md). ctypes' memmove: numpy and torch have no copy between raw addresses.
+                # source.numpy() the write took 0.52 us against 1.13 on the CPU machine (bench/host_prep_timings.py),
+                # the fast path's calls 0.95-0.97x on an H100 (dev/fast_path_ab.py --cuda; docs/performance.md).
+                # ctypes' memmove: numpy and torch have no copy between raw host addresses.
                 _memmove(address, source.data_ptr(), nbytes)
             else:
                 np.copyto(written, source.numpy())
