@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import time
+import typing
 from typing import Any
 
 import numpy as np
@@ -417,8 +418,13 @@ def _to_device(
 # and copy_ on the small path, as does an empty one, whose other dimensions may exceed what numpy can hold
 # ((0, 2**61) int64), both found by an outside review
 _NUMPY_MAX_DIMS = 32
-#: ``memmove(dst, src, count)`` between host addresses (ints), for the small path's contiguous sources
-_memmove = ctypes.memmove
+#: ``memmove(dst, src, count)`` between host addresses (ints), for the small path's contiguous sources. ctypes' own
+#: ``memmove`` releases the GIL while it copies, so another Python thread could ``resize_`` or ``set_`` the source
+#: mid-copy; the same C function called as a PYFUNCTYPE keeps it held, as numpy's ``copyto`` of a small array did
+#: (outside review of the memmove route).
+_memmove = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)(
+    typing.cast(int, ctypes.cast(ctypes.memmove, ctypes.c_void_p).value)
+)
 
 
 def _stage_small(
@@ -447,7 +453,11 @@ def _stage_small(
             # mixed at 4-64 KiB (dev/busy_path_probe.py --route-ab; docs/performance.md)
             flat, address = pool.small_at(nbytes // dtype.itemsize, dtype)  # the count, without another numel()
             written = flat if source.dim() == 1 else flat.reshape(source.shape)
-            if source.is_contiguous():
+            # read under the lock, right before the copy: a source another thread shrank (resize_, set_) while this
+            # call waited for the lock takes copyto, which reads only its current elements; with the byte count taken
+            # before the lock the memmove read past a shrunk storage, or from address 0 of an emptied one (outside
+            # review of the memmove route)
+            if source.is_contiguous() and source.numel() * dtype.itemsize == nbytes:
                 # its nbytes bytes from data_ptr() on, the same bytes copyto writes, in one memmove: without
                 # source.numpy() the write took 0.52 us against 1.13 on the CPU machine (bench/host_prep_timings.py),
                 # the fast path's calls 0.95-0.97x on an H100 (dev/fast_path_ab.py --cuda; docs/performance.md).

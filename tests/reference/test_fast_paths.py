@@ -721,12 +721,14 @@ def test_small_inputs_into_their_own_dtype_are_written_by_numpy(
 
 def _staged_slices_survive(R: Any) -> bool:
     """Twenty small calls of mixed kinds; afterwards, is every call's staging slice (the DMA's source, kept here as
-    its copy would read it later behind a busy stream) still holding that call's values?"""
+    its copy would read it later behind a busy stream) still holding that call's values (the input's, in the staged
+    dtype)?"""
     kept: list[tuple[torch.Tensor, torch.Tensor]] = []
     real = R._dma
+    values: list[Any] = []
 
     def keep(staging: torch.Tensor, target: Any, out: Any) -> Any:
-        kept.append((staging, staging.clone()))
+        kept.append((staging, torch.as_tensor(np.asarray(values[-1])).to(staging.dtype)))
         return real(staging, target, out)
 
     with pytest.MonkeyPatch.context() as mp, _PinnedWithoutCuda():
@@ -735,22 +737,107 @@ def _staged_slices_survive(R: Any) -> bool:
             data = (torch.arange(i, i + 5, dtype=torch.int32), np.full(3, i, dtype=np.int64), [i, i + 1], [i + 0.5])[
                 i % 4
             ]
+            values.append(data)
             R._async_h2d(data, "cuda:0", None, None)
-    return all(torch.equal(staging, values) for staging, values in kept)
+    return len(kept) == 20 and all(torch.equal(staging, expected) for staging, expected in kept)
 
 
-def test_numpy_written_slices_are_never_handed_out_twice(resolved_cuda0: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def _unreserved_array(self: Any, count: int, dtype: torch.dtype) -> np.ndarray:
+    chunk, start = self._small_start(0)
+    return chunk.array(dtype)[start // dtype.itemsize : start // dtype.itemsize + count]
+
+
+def _unreserved_at(self: Any, count: int, dtype: torch.dtype) -> tuple[np.ndarray, int]:
+    chunk, start = self._small_start(0)
+    return chunk.array(dtype)[start // dtype.itemsize : start // dtype.itemsize + count], chunk.address + start
+
+
+def _at_chunk_start(self: Any, count: int, dtype: torch.dtype) -> tuple[np.ndarray, int]:
+    chunk, start = self._small_start(count * dtype.itemsize)
+    return chunk.array(dtype)[start // dtype.itemsize : start // dtype.itemsize + count], chunk.address
+
+
+@pytest.mark.parametrize(
+    ("method", "broken"),
+    [
+        pytest.param("small_array", _unreserved_array, id="small_array reserving nothing"),
+        pytest.param("small_at", _unreserved_at, id="small_at reserving nothing"),
+        pytest.param("small_at", _at_chunk_start, id="small_at's address the chunk's start"),
+    ],
+)
+def test_numpy_written_slices_are_never_handed_out_twice(
+    resolved_cuda0: Any, monkeypatch: pytest.MonkeyPatch, method: str, broken: Any
+) -> None:
     """Each call's slice keeps its bytes while later calls stage theirs (the copies behind a busy stream read them
-    later); a broken ``small_array`` that reserves nothing (every call at the open chunk's current offset) is caught."""
+    later); a broken ``small_array`` or ``small_at`` that reserves nothing (every call at the open chunk's current
+    offset), or a ``small_at`` whose address is the chunk's first byte (a memmove over earlier calls' slices), is
+    caught."""
     R = resolved_cuda0
     assert _staged_slices_survive(R)
-
-    def unreserved(self: Any, count: int, dtype: torch.dtype) -> np.ndarray:
-        chunk, start = self._small_start(0)
-        return chunk.array(dtype)[start // dtype.itemsize : start // dtype.itemsize + count]
-
-    monkeypatch.setattr(R._staging.StagingPool, "small_array", unreserved)
+    monkeypatch.setattr(R._staging.StagingPool, method, broken)
     assert not _staged_slices_survive(R)
+
+
+@pytest.mark.parametrize(
+    ("shrink", "expect"),
+    [
+        # the general route's own refusal: numpy cannot broadcast no elements into the reserved eight
+        pytest.param(lambda t: t.resize_(0), ValueError, id="resize_(0): emptied"),
+        # one element broadcast into the eight, as numpy's copyto did before the memmove route
+        pytest.param(
+            lambda t: t.set_(torch.frombuffer(bytearray(b"AAAA" + b"SECRET!!" * 4), dtype=torch.int32, count=1)),
+            b"AAAA" * 8,
+            id="set_ to a 4-byte storage",
+        ),
+    ],
+)
+def test_a_source_shrunk_while_the_call_waits_for_the_pool_is_read_within_its_storage(
+    resolved_cuda0: Any, shrink: Any, expect: Any
+) -> None:
+    """The byte count of a contiguous source's memmove is read under the pool's lock, right before the copy: a tensor
+    the caller's other thread shrinks while the call waits for the lock (another call holds it) takes numpy's
+    ``copyto``, which reads its current elements. With the count taken before the lock (found by an outside review of
+    the memmove route) the process died reading address 0 of the emptied tensor, and the shrunk one's DMA carried 28
+    bytes from beyond its storage ("SECRET!!")."""
+    R = resolved_cuda0
+    t = torch.zeros(8, dtype=torch.int32)
+    pool = R._staging.pool_for(_CUDA0, R._staging.SMALL_CHUNK_BYTES, False, small=True)
+    got: dict[str, Any] = {}
+    waiting = threading.Event()
+    real_acquire = pool.lock
+
+    class _Lock:  # the call's lock, which says when the call reaches it
+        def __enter__(self) -> None:
+            waiting.set()
+            real_acquire.acquire()
+
+        def __exit__(self, *exc: object) -> None:
+            real_acquire.release()
+
+    def call() -> None:
+        with _PinnedWithoutCuda() as mode:
+            try:
+                R._async_h2d(t, "cuda:0", None, None)
+                ((moved, _, _, _),) = mode.moves
+                got["bytes"] = moved.contiguous().view(torch.uint8).numpy().tobytes()
+            except (ValueError, RuntimeError, TypeError) as exc:  # the outcomes under test, in the call's thread
+                got["raised"] = exc
+
+    real_acquire.acquire()  # another call holds the small pool
+    pool.lock = _Lock()
+    try:
+        worker = threading.Thread(target=call)
+        worker.start()
+        assert waiting.wait(10)
+        shrink(t)
+    finally:
+        real_acquire.release()
+    worker.join(10)
+    pool.lock = real_acquire
+    if isinstance(expect, bytes):
+        assert got.get("bytes") == expect, got
+    else:
+        assert isinstance(got.get("raised"), expect), got
 
 
 _NUMPY_CANNOT_HOLD = [
