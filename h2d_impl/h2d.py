@@ -460,9 +460,8 @@ def _stage_small(
             if source.is_contiguous() and source.numel() * dtype.itemsize == nbytes:
                 # its nbytes bytes from data_ptr() on, the same bytes copyto writes, in one memmove: without
                 # source.numpy() the write took 0.47-0.49 against 1.22-1.24 us at 1-256 elements on the CPU machine
-                # (bench/host_prep_timings.py), the fast path's calls 0.95-0.97x on an H100 (dev/fast_path_ab.py
-                # --cuda; docs/performance.md).
-                # ctypes' memmove: numpy and torch have no copy between raw host addresses.
+                # (bench/host_prep_timings.py), the fast path's calls 0.94-0.97x on two H100s (dev/fast_path_ab.py
+                # --cuda; docs/performance.md). ctypes' memmove: numpy and torch have no copy between raw addresses.
                 _memmove(address, source.data_ptr(), nbytes)
             else:
                 np.copyto(written, source.numpy())
