@@ -501,11 +501,12 @@ def main(argv: list[str] | None = None) -> int:
     the checks met in every run, in none, and split, with each split or unmet check's values against its limits."""
     import argparse
     import json
+    from pathlib import Path
 
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("runs", nargs="+", help="the bench's results.json of each run (docs/records/bench/*.json)")
     args = ap.parse_args(argv)
-    runs = [json.load(open(path)) for path in args.runs]
+    runs = [json.loads(Path(path).read_text()) for path in args.runs]
     for path, res in zip(args.runs, runs):
         got = criteria(res)
         print(

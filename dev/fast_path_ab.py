@@ -7,8 +7,9 @@ slice) is to be shown on the CPU before a GPU bench weighs it. This loads ``h2d_
 pageable int32 tensor and an int32 ndarray of 1-4,096 elements through each, interleaved: ``rounds`` rounds of 2,000
 calls each, the two in alternating order, and the ratio new / old taken round by round (so a drift of the
 machine's speed cancels). Both must return the same values. Prints per input the medians (us per call) and the
-ratio's median with its 10th and 90th percentiles. Usage: ``python dev/fast_path_ab.py REV [rounds] [--cuda]`` (REV: a commit, or a copy of its ``h2d.py``)
-(rounds default 30; REV's ``_staging`` is the working tree's, so REV must call only what it still has). With
+ratio's median with its 10th and 90th percentiles. Usage: ``python dev/fast_path_ab.py REV [rounds] [--cuda]``
+(REV: a commit, or a copy of its ``h2d.py``; rounds default 30; REV's ``_staging`` is the working tree's, so REV
+must call only what it still has). With
 ``--cuda`` (a CUDA machine) the calls are the real ones, the pinned pool and the DMA included, the device
 synchronized after each round, outside the timing.
 """

@@ -804,15 +804,15 @@ def test_a_source_shrunk_while_the_call_waits_for_the_pool_is_read_within_its_st
     pool = R._staging.pool_for(_CUDA0, R._staging.SMALL_CHUNK_BYTES, False, small=True)
     got: dict[str, Any] = {}
     waiting = threading.Event()
-    real_acquire = pool.lock
+    real_lock = pool.lock
 
     class _Lock:  # the call's lock, which says when the call reaches it
         def __enter__(self) -> None:
             waiting.set()
-            real_acquire.acquire()
+            real_lock.acquire()
 
         def __exit__(self, *exc: object) -> None:
-            real_acquire.release()
+            real_lock.release()
 
     def call() -> None:
         with _PinnedWithoutCuda() as mode:
@@ -823,7 +823,7 @@ def test_a_source_shrunk_while_the_call_waits_for_the_pool_is_read_within_its_st
             except (ValueError, RuntimeError, TypeError) as exc:  # the outcomes under test, in the call's thread
                 got["raised"] = exc
 
-    real_acquire.acquire()  # another call holds the small pool
+    real_lock.acquire()  # another call holds the small pool
     pool.lock = _Lock()
     try:
         worker = threading.Thread(target=call)
@@ -831,9 +831,9 @@ def test_a_source_shrunk_while_the_call_waits_for_the_pool_is_read_within_its_st
         assert waiting.wait(10)
         shrink(t)
     finally:
-        real_acquire.release()
+        real_lock.release()
     worker.join(10)
-    pool.lock = real_acquire
+    pool.lock = real_lock
     if isinstance(expect, bytes):
         assert got.get("bytes") == expect, got
     else:
