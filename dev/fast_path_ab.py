@@ -6,7 +6,10 @@ slice) is to be shown on the CPU before a GPU bench weighs it. This loads ``h2d_
 ``cuda:0`` (the DMA left out: ``_dma`` returns the staging), and times ``async_tensor_h2d(data, "cuda:0")`` of a
 pageable int32 tensor and an int32 ndarray of 1-4,096 elements through each, interleaved: ``rounds`` rounds of 2,000
 calls each, the two in alternating order, and the ratio new / old taken round by round (so a drift of the
-machine's speed cancels). Both must return the same values. Prints per input the medians (us per call) and the
+machine's speed cancels). Then pinned float32 tensors (4,096 elements contiguous, a 64x64 ``.t()``, a 2x8x4x4
+channels-last), the zero-copy branch: on the CPU machine ``Tensor.is_pinned`` and ``Tensor.to`` are replaced for both
+commits alike by stand-ins (True; the tensor itself), so the checks before them and the ``.contiguous()`` after are
+what differs. Both must return the same values. Prints per input the medians (us per call) and the
 ratio's median with its 10th and 90th percentiles. Usage: ``python dev/fast_path_ab.py REV [rounds] [--cuda]``
 (REV: a commit, or a copy of its ``h2d.py``; rounds default 30; REV's ``_staging`` is the working tree's, so REV
 must call only what it still has). With
@@ -80,25 +83,66 @@ def main() -> None:
     print(f"{where}, torch {torch.__version__}")
     print(f"| input | {rev} us | working tree us | ratio, median [q10-q90] over {rounds} rounds |")
     print("|---|---|---|---|")
+    cases: list[tuple[str, Any]] = []
     for kind in ("tensor", "ndarray"):
         for n in (1, 16, 256, 4096):
-            data: Any = torch.arange(n, dtype=torch.int32) if kind == "tensor" else np.arange(n, dtype=np.int32)
-            if not torch.equal(old.async_tensor_h2d(data, "cuda:0").cpu(), new.async_tensor_h2d(data, "cuda:0").cpu()):
-                raise SystemExit(f"{kind} n={n}: the two commits staged different values")
-            a: list[float] = []
-            b: list[float] = []
-            for r in range(rounds):
-                pair = ((old, a), (new, b)) if r % 2 else ((new, b), (old, a))
-                for module, acc in pair:
-                    acc.append(per_call_us(lambda m=module, d=data: m.async_tensor_h2d(d, "cuda:0")))
-                    sync()
-            ratios = sorted(y / x for x, y in zip(a, b))
-            q10, q90 = ratios[int(0.1 * (rounds - 1))], ratios[int(0.9 * (rounds - 1))]
-            print(
-                f"| {kind} n={n} | {statistics.median(a):.2f} | {statistics.median(b):.2f} | "
-                f"{statistics.median(ratios):.3f} [{q10:.3f}-{q90:.3f}] |",
-                flush=True,
+            cases.append(
+                (
+                    f"{kind} n={n}",
+                    torch.arange(n, dtype=torch.int32) if kind == "tensor" else np.arange(n, dtype=np.int32),
+                )
             )
+    for label, data in cases:
+        if not torch.equal(old.async_tensor_h2d(data, "cuda:0").cpu(), new.async_tensor_h2d(data, "cuda:0").cpu()):
+            raise SystemExit(f"{label}: the two commits staged different values")
+        ab_row(label, data, old, new, rounds, sync)
+    # pinned inputs, the zero-copy branch: real ones with --cuda; on the CPU machine is_pinned() and the DMA (Tensor.to)
+    # are stand-ins for both commits alike (the checks before them, and the device-side .contiguous(), are the real ones)
+    base = torch.arange(64 * 64, dtype=torch.float32).reshape(64, 64)
+    cl = (
+        torch.arange(2 * 8 * 4 * 4, dtype=torch.float32)
+        .reshape(2, 8, 4, 4)
+        .contiguous(memory_format=torch.channels_last)
+    )
+    pinned = {"pinned n=4096": base.reshape(-1), "pinned 64x64 .t()": base.t(), "pinned channels-last 2x8x4x4": cl}
+    if cuda:
+        pinned = {
+            k: v.pin_memory() if v.is_contiguous() else v.contiguous().pin_memory().as_strided(v.shape, v.stride())
+            for k, v in pinned.items()
+        }
+        pinned["pinned 64x64 .t()"] = base.pin_memory().t()
+        pinned["pinned channels-last 2x8x4x4"] = (
+            cl.contiguous().contiguous(memory_format=torch.channels_last).pin_memory()
+        )
+    saved = (torch.Tensor.is_pinned, torch.Tensor.to)
+    if not cuda:
+        torch.Tensor.is_pinned = lambda self: True  # type: ignore[method-assign,assignment]
+        torch.Tensor.to = lambda self, *a, **k: self  # type: ignore[method-assign,assignment]
+    try:
+        for label, data in pinned.items():
+            if not torch.equal(old.async_tensor_h2d(data, "cuda:0").cpu(), new.async_tensor_h2d(data, "cuda:0").cpu()):
+                raise SystemExit(f"{label}: the two commits moved different values")
+            ab_row(label, data, old, new, rounds, sync)
+    finally:
+        torch.Tensor.is_pinned, torch.Tensor.to = saved  # type: ignore[method-assign]
+
+
+def ab_row(label: str, data: Any, old: ModuleType, new: ModuleType, rounds: int, sync: Callable[[], Any]) -> None:
+    """One table row: ``rounds`` interleaved rounds of each commit's calls of ``data``, and the ratio round by round."""
+    a: list[float] = []
+    b: list[float] = []
+    for r in range(rounds):
+        pair = ((old, a), (new, b)) if r % 2 else ((new, b), (old, a))
+        for module, acc in pair:
+            acc.append(per_call_us(lambda m=module, d=data: m.async_tensor_h2d(d, "cuda:0")))
+            sync()
+    ratios = sorted(y / x for x, y in zip(a, b))
+    q10, q90 = ratios[int(0.1 * (rounds - 1))], ratios[int(0.9 * (rounds - 1))]
+    print(
+        f"| {label} | {statistics.median(a):.2f} | {statistics.median(b):.2f} | "
+        f"{statistics.median(ratios):.3f} [{q10:.3f}-{q90:.3f}] |",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

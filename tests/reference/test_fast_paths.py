@@ -633,6 +633,24 @@ def test_fast_path_only_without_out(monkeypatch: pytest.MonkeyPatch) -> None:
     for data in (t, [1, 2], np.arange(2), torch.nn.Parameter(torch.ones(2), requires_grad=False)):
         R._async_h2d(data, "cpu", None, None)
     assert len(tried) == 4
+    # the public entry points try it themselves (one frame less), once a call, and never with out
+    tried.clear()
+    R.async_tensor_h2d(t, None, None, torch.zeros(4, dtype=torch.int64))
+    assert tried == []
+    R.async_tensor_h2d(t, "cpu")
+    R.async_tensor_h2d_pipelined([1, 2], "cpu")
+    assert len(tried) == 2, tried
+
+
+def test_fast_path_declines_every_host_spelling() -> None:
+    """A resolved host spelling is cached as the host with no index, and the fast path, which tells a CUDA target by
+    its index, declines it (a pinned host tensor aimed at the host must get a fresh copy, never itself)."""
+    from h2d_contracts.h2d_impl import h2d as R
+
+    for spelling in ("cpu", "cpu:0", torch.device("cpu"), torch.device("cpu", 0)):
+        assert R._resolve_device(spelling) == torch.device("cpu")
+        assert R._RESOLVED[(type(spelling), spelling)].index is None, spelling
+        assert R._fast_path(torch.arange(3), spelling, None, R._staging.SMALL_MAX_BYTES) is None, spelling
 
 
 # --------------------------------------------------------------------------- the fused apply's table cache
