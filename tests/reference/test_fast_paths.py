@@ -642,6 +642,29 @@ def test_fast_path_only_without_out(monkeypatch: pytest.MonkeyPatch) -> None:
     assert len(tried) == 2, tried
 
 
+def test_public_entry_points_try_the_fast_path_as_async_h2d_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``async_tensor_h2d`` inlines ``_async_h2d``'s two steps with its default knobs, read at import: a patched
+    ``_staging`` constant changes neither the fast path's small-payload limit nor whether it is tried, for either entry
+    point (an outside review of the inlining found both read the module's current values); and the deprecated alias
+    does not go through the module's ``async_tensor_h2d`` name (replaced, it recursed)."""
+    from h2d_contracts.h2d_impl import _staging
+    from h2d_contracts.h2d_impl import h2d as R
+
+    seen: list[tuple[str, int]] = []
+    monkeypatch.setattr(R, "_fast_path", lambda data, device, dtype, small_max: seen.append(("fast", small_max)))
+    monkeypatch.setattr(_staging, "SMALL_MAX_BYTES", 0)
+    for call in (R.async_tensor_h2d, R.async_tensor_h2d_pipelined, R._async_h2d):
+        call([1, 2], "cpu", None, None)
+    assert seen == [("fast", R._SMALL_MAX_DEFAULT)] * 3 and R._SMALL_MAX_DEFAULT > 0, seen
+    seen.clear()
+    monkeypatch.setattr(_staging, "MIN_BLOCK_BYTES", 1 << 16)
+    for call in (R.async_tensor_h2d, R.async_tensor_h2d_pipelined, R._async_h2d):
+        assert call([1, 2], "cpu", None, None).tolist() == [1, 2]
+    assert seen == [], seen  # a block size other than the default: the general path, as _async_h2d decides
+    monkeypatch.setattr(R, "async_tensor_h2d", R.async_tensor_h2d_pipelined)
+    assert R.async_tensor_h2d_pipelined([1, 2], "cpu").tolist() == [1, 2]
+
+
 def test_fast_path_declines_every_host_spelling() -> None:
     """A resolved host spelling is cached as the host with no index, and the fast path, which tells a CUDA target by
     its index, declines it (a pinned host tensor aimed at the host must get a fresh copy, never itself)."""
