@@ -21,6 +21,14 @@ Per size of ``--mib`` (default 1, 4, 16, 64, 256, 1024), interleaved rounds (``-
 and, once per size, the DMA rate (CUDA events, GB/s) of a non_blocking copy from an ``alloc`` block and from a
 registered one, the registered block's ``is_pinned()``, and that the device copy holds the source's values.
 Usage (a CUDA machine): ``OMP_NUM_THREADS=16 python3 dev/cold_pin_probe.py [--mib 1 4 ...] [--rounds 5]``.
+
+``--reaper``: instead, what a pool that releases registered blocks on a thread of its own would meet. Per round, a
+64 MiB block is registered, 100 ms of spin work queued, and another thread calls ``cudaHostUnregister`` on it; while
+that call is pending, the main thread times (host us) what a caller does meanwhile: a 4 KiB non_blocking copy from
+pinned memory, an event record, ``torch.empty`` on the device, and the ``cudaHostRegister`` of another 64 MiB block
+(a cold call's pin). Then, once: whether a failed ``cudaHostRegister`` (the same range twice) leaves the CUDA runtime's
+last error set so that torch's next kernel launch raises, and whether ``cudaGetLastError`` from the process's loaded
+``libcudart`` clears it.
 """
 
 from __future__ import annotations
@@ -148,10 +156,106 @@ def probe_size(n: int, rounds: int, rt: Any, busy: Callable[[], None], dev: torc
     )
 
 
+def _loaded_cudart() -> Any:
+    """ctypes handle of the ``libcudart`` this process has loaded (found in ``/proc/self/maps``), or None."""
+    import ctypes
+
+    with open("/proc/self/maps") as fh:
+        paths = {line.split()[-1] for line in fh if "libcudart" in line and "/" in line}
+    return ctypes.CDLL(sorted(paths)[0]) if paths else None
+
+
+def probe_reaper(rounds: int, rt: Any, busy: Callable[[], None], dev: torch.device, n: int = 64 << 20) -> None:
+    """``--reaper`` (see the module docstring): prints one line of medians and one of the last-error check."""
+    import threading
+
+    src = torch.arange(n // 4, dtype=torch.int32).view(torch.uint8)
+    small = torch.empty(4096, dtype=torch.uint8, pin_memory=True)
+    small_dst = torch.empty(4096, dtype=torch.uint8, device=dev)
+    samples: dict[str, list[float]] = {
+        k: [] for k in ("unregister_thread", "copy_4k", "event_record", "empty_device", "register_other")
+    }
+
+    def fresh_registered() -> tuple[torch.Tensor, int]:
+        raw = torch.empty(n + PAGE, dtype=torch.uint8)
+        block = aligned(raw, n).copy_(src)
+        err = rt.cudaHostRegister(block.data_ptr(), n, 0)
+        if int(err) != 0:
+            raise RuntimeError(f"cudaHostRegister: {err}")
+        return raw, block.data_ptr()
+
+    for _ in range(rounds):
+        raw, ptr = fresh_registered()
+        torch.cuda.synchronize()
+        busy()
+        done = threading.Event()
+
+        def reap(ptr: int = ptr, done: threading.Event = done) -> None:
+            t0 = time.perf_counter_ns()
+            rt.cudaHostUnregister(ptr)
+            samples["unregister_thread"].append((time.perf_counter_ns() - t0) / 1e6)
+            done.set()
+
+        thread = threading.Thread(target=reap)
+        thread.start()
+        time.sleep(0.005)  # the unregister is pending by now (it waits for the 100 ms queued)
+        steps: dict[str, Callable[[], Any]] = {
+            "copy_4k": lambda: small_dst.copy_(small, non_blocking=True),
+            "event_record": lambda: torch.cuda.Event().record(),
+            "empty_device": lambda: torch.empty(1024, device=dev),
+            "register_other": fresh_registered,
+        }
+        other = None
+        for name, step in steps.items():
+            t0 = time.perf_counter_ns()
+            got = step()
+            samples[name].append((time.perf_counter_ns() - t0) / 1e3)
+            if name == "register_other":
+                other = got
+        pending = not done.is_set()
+        thread.join()
+        torch.cuda.synchronize()
+        if other is not None:
+            rt.cudaHostUnregister(other[1])
+        del raw
+        samples.setdefault("unregister_pending_after_steps", []).append(float(pending))
+    print(
+        "reaper (64 MiB; unregister_thread in ms, the rest host us while it is pending): "
+        + "  ".join(f"{k}={statistics.median(v):.2f} [{min(v):.2f}-{max(v):.2f}]" for k, v in samples.items() if v),
+        flush=True,
+    )
+    # a failed register: is the runtime's last error left set for torch's next kernel launch?
+    raw, ptr = fresh_registered()
+    err = rt.cudaHostRegister(ptr, n, 0)  # the same range again: fails
+    raised = ""
+    try:
+        (torch.ones(8, device=dev) + 1).sum().item()
+    except RuntimeError as exc:
+        raised = str(exc).splitlines()[0]
+    cudart = _loaded_cudart()
+    cleared = err2 = after = None
+    if cudart is not None:
+        err2 = rt.cudaHostRegister(ptr, n, 0)
+        cleared = int(cudart.cudaGetLastError())
+        try:
+            (torch.ones(8, device=dev) + 1).sum().item()
+            after = "no error"
+        except RuntimeError as exc:
+            after = str(exc).splitlines()[0]
+    rt.cudaHostUnregister(ptr)
+    print(
+        f"failed register: err={int(err)} next launch raised={raised or 'nothing'!r}; loaded libcudart="
+        f"{cudart is not None}; second failure err={None if err2 is None else int(err2)}, cudaGetLastError="
+        f"{cleared}, next launch after it: {after}",
+        flush=True,
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mib", type=int, nargs="+", default=[1, 4, 16, 64, 256, 1024])
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--reaper", action="store_true", help="the unregister-on-a-thread probe (module docstring)")
     args = ap.parse_args()
     rt = torch.cuda.cudart()
     dev = torch.device("cuda", 0)
@@ -162,6 +266,9 @@ def main() -> None:
     def busy() -> None:
         torch.cuda._sleep(int(100 * cpm))
 
+    if args.reaper:
+        probe_reaper(args.rounds, rt, busy, dev)
+        return
     for mib in args.mib:
         print(probe_size(mib << 20, args.rounds, rt, busy, dev), flush=True)
 
