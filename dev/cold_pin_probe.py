@@ -26,7 +26,8 @@ Usage (a CUDA machine): ``OMP_NUM_THREADS=16 python3 dev/cold_pin_probe.py [--mi
 64 MiB block is registered, 100 ms of spin work queued, and another thread calls ``cudaHostUnregister`` on it; while
 that call is pending, the main thread times (host us) what a caller does meanwhile: a 4 KiB non_blocking copy from
 pinned memory, an event record, ``torch.empty`` on the device, and the ``cudaHostRegister`` of another 64 MiB block
-(a cold call's pin). Then, once: whether a failed ``cudaHostRegister`` (the same range twice) leaves the CUDA runtime's
+(a cold call's pin). Each round also times the same 4 KiB copy behind the same queued work with no unregister
+pending (``copy_4k_control``), the block registered as in the other rounds. Then, once: whether a failed ``cudaHostRegister`` (the same range twice) leaves the CUDA runtime's
 last error set so that torch's next kernel launch raises, and whether ``cudaGetLastError`` from the process's loaded
 ``libcudart`` clears it.
 """
@@ -173,7 +174,8 @@ def probe_reaper(rounds: int, rt: Any, busy: Callable[[], None], dev: torch.devi
     small = torch.empty(4096, dtype=torch.uint8, pin_memory=True)
     small_dst = torch.empty(4096, dtype=torch.uint8, device=dev)
     samples: dict[str, list[float]] = {
-        k: [] for k in ("unregister_thread", "copy_4k", "event_record", "empty_device", "register_other")
+        k: []
+        for k in ("unregister_thread", "copy_4k", "event_record", "empty_device", "register_other", "copy_4k_control")
     }
 
     def fresh_registered() -> tuple[torch.Tensor, int]:
@@ -185,6 +187,17 @@ def probe_reaper(rounds: int, rt: Any, busy: Callable[[], None], dev: torch.devi
         return raw, block.data_ptr()
 
     for _ in range(rounds):
+        # the control: a block registered, the same work queued, the same pause, no unregister pending
+        raw, ptr = fresh_registered()
+        torch.cuda.synchronize()
+        busy()
+        time.sleep(0.005)
+        t0 = time.perf_counter_ns()
+        small_dst.copy_(small, non_blocking=True)
+        samples["copy_4k_control"].append((time.perf_counter_ns() - t0) / 1e3)
+        torch.cuda.synchronize()
+        rt.cudaHostUnregister(ptr)
+        del raw
         raw, ptr = fresh_registered()
         torch.cuda.synchronize()
         busy()
