@@ -105,9 +105,8 @@ def main() -> None:
         .contiguous(memory_format=torch.channels_last)
     )
     pinned = {"pinned n=4096": base.reshape(-1), "pinned 64x64 .t()": base.t(), "pinned channels-last 2x8x4x4": cl}
-    if (
-        cuda
-    ):  # the same three layouts, pinned (pin_memory() of the channels-last tensor keeps its strides, as the bench's)
+    if cuda:
+        # the same three layouts, pinned (pin_memory() of the channels-last tensor keeps its strides, as the bench's)
         pinned = {
             "pinned n=4096": base.reshape(-1).pin_memory(),
             "pinned 64x64 .t()": base.pin_memory().t(),

@@ -107,9 +107,10 @@ def _resolve_uncached(device: Any, name: str) -> torch.device:
 
 
 _CPU = torch.device("cpu")
-#: :func:`_async_h2d`'s default staging knobs, read once at import as its defaults are: :func:`async_tensor_h2d` tries
-#: the fast path with these, exactly where ``_async_h2d`` would (an outside review found the inlined call reading the
-#: module's current values, so that a patched ``_staging`` constant split the fast path from the general one)
+#: The staging knobs' defaults, read once at import: :func:`_async_h2d` and :func:`_general_h2d` default to them, and
+#: :func:`async_tensor_h2d` tries the fast path with them, exactly where ``_async_h2d`` would (an outside review found
+#: the inlined call reading the module's current values, so that a patched ``_staging`` constant split the fast path
+#: from the general one)
 _MIN_BLOCK_DEFAULT = _staging.MIN_BLOCK_BYTES
 _SMALL_MAX_DEFAULT = _staging.SMALL_MAX_BYTES
 
@@ -786,8 +787,8 @@ def _async_h2d(
     dtype: Any,
     out: torch.Tensor | None,
     *,
-    min_block: int = _staging.MIN_BLOCK_BYTES,
-    small_max: int = _staging.SMALL_MAX_BYTES,
+    min_block: int = _MIN_BLOCK_DEFAULT,
+    small_max: int = _SMALL_MAX_DEFAULT,
 ) -> torch.Tensor:
     """:func:`async_tensor_h2d` with the staging knobs (smallest block, small-payload threshold) for tests that drive
     the pooled-block path with small inputs (``small_max=0``)."""
@@ -805,8 +806,8 @@ def _general_h2d(
     dtype: Any,
     out: torch.Tensor | None,
     *,
-    min_block: int = _staging.MIN_BLOCK_BYTES,
-    small_max: int = _staging.SMALL_MAX_BYTES,
+    min_block: int = _MIN_BLOCK_DEFAULT,
+    small_max: int = _SMALL_MAX_DEFAULT,
 ) -> torch.Tensor:
     """The general path of :func:`_async_h2d`, for what :func:`_fast_path` left: validation (:func:`_prepare`), then
     the host copy or :func:`_to_device` with the target device current."""
