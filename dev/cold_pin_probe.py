@@ -23,13 +23,15 @@ registered one, the registered block's ``is_pinned()``, and that the device copy
 Usage (a CUDA machine): ``OMP_NUM_THREADS=16 python3 dev/cold_pin_probe.py [--mib 1 4 ...] [--rounds 5]``.
 
 ``--reaper``: instead, what a pool that releases registered blocks on a thread of its own would meet. Per round, a
-64 MiB block is registered, 100 ms of spin work queued, and another thread calls ``cudaHostUnregister`` on it; while
-that call is pending, the main thread times (host us) what a caller does meanwhile: a 4 KiB non_blocking copy from
-pinned memory, an event record, ``torch.empty`` on the device, and the ``cudaHostRegister`` of another 64 MiB block
-(a cold call's pin). Each round also times the same 4 KiB copy behind the same queued work with no unregister
-pending (``copy_4k_control``), the block registered as in the other rounds. Then, once: whether a failed ``cudaHostRegister`` (the same range twice) leaves the CUDA runtime's
-last error set so that torch's next kernel launch raises, and whether ``cudaGetLastError`` from the process's loaded
-``libcudart`` clears it.
+64 MiB block is registered, 100 ms of spin work queued, and another thread calls ``cudaHostUnregister`` on it; 5 ms
+later, with that call pending, the main thread times (host us), one after another, what a caller does: a 4 KiB
+non_blocking copy from pinned memory, an event record, ``torch.empty`` on the device, and the ``cudaHostRegister`` of
+another 64 MiB block (a cold call's pin). A step is timed while the unregister is pending only if the steps before it
+returned first (``unregister_pending_after_steps``, read after all four, says whether it still was; the printed label
+"while it is pending" holds for the first step). Each round also times the same 4 KiB copy behind the same queued work
+with no unregister pending (``copy_4k_control``), the block registered as in the other rounds. Then, once: whether a
+failed ``cudaHostRegister`` (the same range twice) leaves the CUDA runtime's last error set so that torch's next kernel
+launch raises, and whether ``cudaGetLastError`` from the process's loaded ``libcudart`` clears it.
 """
 
 from __future__ import annotations
